@@ -1,0 +1,72 @@
+"""Helpers shared by the benchmark scripts: run workers in separate processes,
+interleaved, and report medians and ratios measured in the same run.
+
+Timings on a shared 2-core machine are noisy: competing implementations run in
+separate processes (OpenBLAS threads busy-wait after each call and would slow
+whatever runs next in the same process), alternating, and we report medians.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+
+
+def pin_threads(n: int = 1) -> None:
+    """Set BLAS thread counts (must run before numpy is imported in the worker)."""
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(var, str(n))
+
+
+def run_worker(script: str, impl: str, args: list[str], env: dict | None = None) -> dict:
+    """Run ``python script --worker impl args...`` and parse the JSON it prints last."""
+    proc = subprocess.run(
+        [sys.executable, script, "--worker", impl, *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(f"worker {impl} failed:\n{proc.stderr}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def load_average() -> float:
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return float("nan")
+
+
+def machine_line(threads: int) -> str:
+    load = load_average()
+    busy = "  [machine was BUSY: load %.2f on %d cores; treat figures as noisy]" % (
+        load,
+        os.cpu_count() or 0,
+    ) if load > 0.5 * (os.cpu_count() or 1) + 0.5 else ""
+    return (
+        f"python {platform.python_version()}, {os.cpu_count()} cores, BLAS threads={threads}, "
+        f"load {load:.2f}{busy}"
+    )
+
+
+def interleave(script: str, impls: list[str], args: list[str], repeats: int, env=None) -> dict:
+    """Run each implementation ``repeats`` times, alternating; collect results per impl."""
+    results: dict[str, list[dict]] = {i: [] for i in impls}
+    for _ in range(repeats):
+        for impl in impls:
+            results[impl].append(run_worker(script, impl, args, env))
+    return results
+
+
+def median(xs):
+    return statistics.median(xs)
+
+
+def timer():
+    return time.perf_counter()

@@ -1,0 +1,118 @@
+"""Scalar engine vs micrograd on micrograd's own demo step.
+
+The step (from micrograd's demo notebook): an MLP 2-16-16-1 on 100 two-moons
+points, max-margin loss plus L2 regularisation, zero_grad, backward, SGD.
+Each engine runs in its own process, alternating, with Python's GC on (it is
+part of the real cost: micrograd's closures make reference cycles, which the
+cyclic GC must chase).  Prints the median step time of each and the ratio.
+
+    python benchmarks/scalar.py [--steps 20] [--repeats 3]
+Target: minigrad <= 0.12x micrograd's step time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from _common import interleave, machine_line, median, pin_threads, timer  # noqa: E402
+
+
+def moons(n=100, noise=0.1, seed=1):
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    n_out = n // 2
+    n_in = n - n_out
+    t_out = np.linspace(0, np.pi, n_out)
+    t_in = np.linspace(0, np.pi, n_in)
+    X = np.vstack([
+        np.column_stack([np.cos(t_out), np.sin(t_out)]),
+        np.column_stack([1 - np.cos(t_in), 1 - np.sin(t_in) - 0.5]),
+    ])
+    X += rng.normal(scale=noise, size=X.shape)
+    y = np.hstack([np.zeros(n_out), np.ones(n_in)]) * 2 - 1
+    return X.tolist(), y.tolist()
+
+
+def build(impl):
+    """Return (Value class, MLP class) for the implementation."""
+    if impl == "micrograd":
+        from micrograd.engine import Value
+        from micrograd.nn import MLP
+
+        return Value, MLP
+    from minigrad import Value
+    from minigrad.nn.scalar import MLP
+
+    return Value, MLP
+
+
+def worker(impl: str, steps: int) -> dict:
+    import random
+
+    random.seed(1337)
+    Value, MLP = build(impl)
+    X, y = moons()
+    model = MLP(2, [16, 16, 1])
+    params = model.parameters()
+    times = []
+    nodes = 0
+    for k in range(steps):
+        t0 = timer()
+        inputs = [[Value(a) for a in row] for row in X]
+        scores = [model(x) for x in inputs]
+        losses = [(1 + -yi * si).relu() for yi, si in zip(y, scores)]
+        data_loss = sum(losses) * (1.0 / len(losses))
+        reg_loss = 1e-4 * sum(p * p for p in params)
+        total = data_loss + reg_loss
+        model.zero_grad()
+        total.backward()
+        lr = 1.0 - 0.9 * k / 100
+        for p in params:
+            p.data -= lr * p.grad
+        times.append(timer() - t0)
+        if k == 0 and impl == "minigrad":
+            from minigrad import topological_order
+
+            nodes = len(topological_order(total))
+    return {"step": median(times[1:]), "loss": total.data, "nodes": nodes}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--steps", type=int, default=12)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--worker")
+    args, rest = ap.parse_known_args()
+    if args.worker:
+        print(json.dumps(worker(args.worker, args.steps)))
+        return
+    pin_threads(1)
+    impls = ["minigrad"]
+    try:
+        import micrograd  # noqa: F401
+
+        impls.append("micrograd")
+    except ImportError:
+        print("micrograd not installed (pip install micrograd==0.1.0): minigrad only")
+    res = interleave(__file__, impls, ["--steps", str(args.steps)], args.repeats)
+    print(machine_line(1))
+    mg = median([r["step"] for r in res["minigrad"]])
+    nodes = res["minigrad"][0]["nodes"]
+    print(f"minigrad : {mg * 1e3:8.1f} ms/step  ({nodes} nodes, {mg / nodes * 1e6:.2f} us/node)")
+    if "micrograd" in res:
+        mc = median([r["step"] for r in res["micrograd"]])
+        print(f"micrograd: {mc * 1e3:8.1f} ms/step  ({mc / nodes * 1e6:.2f} us/node)")
+        print(f"ratio minigrad/micrograd = {mg / mc:.3f}  (target <= 0.12)")
+        same = abs(res["minigrad"][0]["loss"] - res["micrograd"][0]["loss"]) < 1e-9
+        print(f"same final loss as micrograd: {same}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,29 @@
+"""minigrad: a teaching kit for reverse-mode automatic differentiation.
+
+Two engines share one graph record and one backward engine: ``Value`` (a float
+per node, for seeing every step) and ``Tensor`` (numpy arrays, for training).
+"""
+
+from .autograd import (
+    AnomalyError,
+    GradcheckError,
+    GraphReleasedError,
+    Tape,
+    detect_anomaly,
+    enable_grad,
+    gradcheck,
+    is_grad_enabled,
+    no_grad,
+    record,
+    set_grad_enabled,
+    topological_order,
+)
+from .value import Value
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AnomalyError", "GradcheckError", "GraphReleasedError", "Tape", "Value",
+    "detect_anomaly", "enable_grad", "gradcheck", "is_grad_enabled", "no_grad", "record",
+    "set_grad_enabled", "topological_order",
+]

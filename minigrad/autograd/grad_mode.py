@@ -1,0 +1,80 @@
+"""Grad mode: whether ops record a graph at all.
+
+Inside ``no_grad()`` every op returns a plain leaf (``requires_grad=False``,
+``op=None``): nothing is saved for backward, so evaluation and optimiser
+updates cost no memory for a graph.  The modes nest and are restored even when
+the body raises, because each context manager remembers the previous value.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from .state import grad_enabled, set_grad_mode
+
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled"]
+
+
+def is_grad_enabled() -> bool:
+    """True when new ops record a graph (the default)."""
+    return grad_enabled()
+
+
+class set_grad_enabled:
+    """Switch graph recording on or off.
+
+    Works both as a function call (``set_grad_enabled(False)`` switches now,
+    for this thread) and as a context manager (``with set_grad_enabled(False):``
+    switches for the block and restores the previous mode afterwards).
+    """
+
+    def __init__(self, mode: bool):
+        if not isinstance(mode, bool):
+            raise TypeError(f"set_grad_enabled expects a bool, got {type(mode).__name__}")
+        self.mode = mode
+        self.prev = set_grad_mode(mode)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        set_grad_mode(self.prev)
+        return False
+
+
+class _GradModeContext:
+    """Base for ``no_grad`` / ``enable_grad``: a context manager and a decorator."""
+
+    mode = True
+
+    def __enter__(self):
+        self.prev = set_grad_mode(self.mode)
+        return self
+
+    def __exit__(self, *exc):
+        set_grad_mode(self.prev)
+        return False
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with type(self)():
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+
+class no_grad(_GradModeContext):
+    """Build no graph inside the block (or the decorated function).
+
+    Use it for evaluation and for parameter updates: ``p.data -= lr * p.grad``
+    must not itself become part of the next step's graph.
+    """
+
+    mode = False
+
+
+class enable_grad(_GradModeContext):
+    """Re-enable graph recording inside a ``no_grad`` block."""
+
+    mode = True

@@ -1,0 +1,55 @@
+"""Walking a graph without recursion.
+
+A recursive topological sort (micrograd's ``build_topo``) fails with
+``RecursionError`` once a chain is about a thousand nodes deep.  Here the walk
+keeps its own stack, so a million-node chain is as easy as a three-node one.
+"""
+
+from __future__ import annotations
+
+__all__ = ["topological_order", "ancestors"]
+
+
+def _as_roots(roots) -> tuple:
+    if hasattr(roots, "parents"):  # a single node (a Tensor is iterable too)
+        return (roots,)
+    return tuple(roots)
+
+
+def ancestors(roots, *, only_requiring_grad: bool = False) -> dict:
+    """Every node reachable from ``roots`` (roots included), as ``{node.id: node}``.
+
+    An iterative depth-first search: pop a node, push the parents not seen yet.
+    With ``only_requiring_grad`` the walk does not enter parents that need no
+    gradient (constants, inputs), which is what backward wants.
+    """
+    found = {}
+    stack = []
+    for root in _as_roots(roots):
+        if root.id not in found:
+            found[root.id] = root
+            stack.append(root)
+    while stack:
+        for parent in stack.pop().parents:
+            if parent.id not in found and (parent.requires_grad or not only_requiring_grad):
+                found[parent.id] = parent
+                stack.append(parent)
+    return found
+
+
+def topological_order(roots, *, only_requiring_grad: bool = False) -> list:
+    """Every node reachable from ``roots``, each parent before all of its children.
+
+    Each node appears once, even when it is reached along several paths
+    (shared subexpressions).  Reversed, the list is the order backward visits
+    nodes in: a node's gradient is complete once every node that uses it has
+    been processed.
+
+    How: collect the reachable nodes with an iterative depth-first search,
+    then sort them by id.  Ids come from a counter at creation, and an op's
+    inputs must exist before the op can run, so a parent's id is always
+    smaller than its children's: creation order *is* a topological order (the
+    idea behind a tape).  The sort makes the order deterministic too.
+    """
+    found = ancestors(roots, only_requiring_grad=only_requiring_grad)
+    return [found[i] for i in sorted(found)]

@@ -1,0 +1,60 @@
+"""Per-thread switches the engine consults on every op: grad mode, recorders, anomaly mode.
+
+They live in one ``threading.local`` so that ``no_grad()`` in one thread does
+not silently disable graph building in another (PyTorch behaves the same way).
+
+Reading a thread-local attribute costs ~100 ns, several times a plain lookup,
+and the scalar engine pays it on every op.  So two process-wide counters sit in
+front of it: ``GRAD_OFF[0]`` counts threads that may have grad mode off, and
+``HOOKS[0]`` counts active recorders and anomaly modes.  While a counter is
+zero (the usual case) the hot path skips the thread-local read entirely.
+"""
+
+from __future__ import annotations
+
+import threading
+
+
+class _State(threading.local):
+    # Class attributes are the defaults every new thread starts from.
+    grad_enabled = True
+    recorders: tuple = ()
+    anomaly = False
+
+
+STATE = _State()
+GRAD_OFF = [0]
+HOOKS = [0]
+_lock = threading.Lock()
+
+
+def grad_enabled() -> bool:
+    return not GRAD_OFF[0] or STATE.grad_enabled
+
+
+def set_grad_mode(flag: bool) -> bool:
+    """Set this thread's grad mode; returns the previous mode."""
+    with _lock:
+        prev = STATE.grad_enabled
+        if prev and not flag:
+            GRAD_OFF[0] += 1
+        elif flag and not prev:
+            GRAD_OFF[0] -= 1
+        STATE.grad_enabled = flag
+    return prev
+
+
+def set_recorders(recorders: tuple) -> tuple:
+    with _lock:
+        prev = STATE.recorders
+        HOOKS[0] += len(recorders) - len(prev)
+        STATE.recorders = recorders
+    return prev
+
+
+def set_anomaly(flag: bool) -> bool:
+    with _lock:
+        prev = STATE.anomaly
+        HOOKS[0] += int(flag) - int(prev)
+        STATE.anomaly = flag
+    return prev

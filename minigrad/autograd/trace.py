@@ -1,0 +1,168 @@
+"""Trace events: an opt-in record of everything the engine does.
+
+While a recorder is active, the engine announces
+
+* ``created(node)``, for every node made during the forward pass (leaves too);
+* ``seeded(root, seed)``, when backward starts, with dL/dL;
+* ``visit(node, upstream)``, when backward processes a node, with its gradient;
+* ``contribute(node, parent, slot, local_grad, before, after)``, for every
+  edge: ``local_grad = upstream · ∂node/∂parent`` was added to ``parent.grad``,
+  which went from ``before`` to ``after``.
+
+``record()`` returns a ``Tape`` that stores these events in order, which is all
+the step-through widgets and the HTML player need to replay a computation.
+With no recorder active the engine's cost is one truthiness check per op.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .state import STATE, set_recorders
+
+__all__ = ["record", "Tape", "Created", "Seeded", "Visit", "Contribute"]
+
+
+def _snapshot(x):
+    """Copy arrays (the engine may later add into the same buffer in place)."""
+    return x.copy() if isinstance(x, np.ndarray) else x
+
+
+@dataclass(frozen=True)
+class Created:
+    node: Any
+    kind = "created"
+
+
+@dataclass(frozen=True)
+class Seeded:
+    node: Any
+    grad: Any
+    kind = "seeded"
+
+
+@dataclass(frozen=True)
+class Visit:
+    node: Any
+    upstream: Any
+    kind = "visit"
+
+
+@dataclass(frozen=True)
+class Contribute:
+    """One edge of the chain rule: ``parent.grad += local_grad``.
+
+    ``derivative`` is the bare local derivative ∂node/∂parent for scalar
+    nodes (so a panel can say "∂out/∂a = b = 3.0"); ``None`` for tensors,
+    where the local derivative is a Jacobian nobody wants printed.
+    """
+
+    node: Any
+    parent: Any
+    slot: int
+    local_grad: Any
+    before: Any
+    after: Any
+    derivative: Any = None
+    kind = "contribute"
+
+
+class Tape:
+    """The ordered events of one recording; replay it as often as you like."""
+
+    def __init__(self):
+        self.events: list = []
+
+    # --- recorder protocol (called by the engine) ---------------------------------
+    def created(self, node) -> None:
+        self.events.append(Created(node))
+
+    def seeded(self, node, grad) -> None:
+        self.events.append(Seeded(node, _snapshot(grad)))
+
+    def visit(self, node, upstream) -> None:
+        self.events.append(Visit(node, _snapshot(upstream)))
+
+    def contribute(self, node, parent, slot, local_grad, before, after) -> None:
+        derivative = None
+        if not isinstance(local_grad, np.ndarray) and node.saved is not None:
+            rule = node.op.grads[slot]
+            attrs = node.attrs or {}
+            derivative = rule(1.0, *node.saved, **attrs)
+        self.events.append(
+            Contribute(
+                node,
+                parent,
+                slot,
+                _snapshot(local_grad),
+                _snapshot(before),
+                _snapshot(after),
+                derivative,
+            )
+        )
+
+    # --- using a tape ------------------------------------------------------------
+    def backward(self, root, gradient=None, retain_graph: bool = False) -> None:
+        """Run ``root.backward(...)`` with this tape listening (also after ``with`` ended)."""
+        with _listening(self):
+            root.backward(gradient, retain_graph=retain_graph)
+
+    @property
+    def nodes(self) -> list:
+        """Nodes created while recording, in creation order."""
+        return [e.node for e in self.events if e.kind == "created"]
+
+    @property
+    def forward_events(self) -> list:
+        return [e for e in self.events if e.kind == "created"]
+
+    @property
+    def backward_events(self) -> list:
+        return [e for e in self.events if e.kind != "created"]
+
+    @property
+    def roots(self) -> list:
+        """Recorded nodes that no other recorded node uses: the outputs."""
+        nodes = self.nodes
+        used = {id(p) for n in nodes for p in n.parents}
+        return [n for n in nodes if id(n) not in used]
+
+    def __len__(self) -> int:
+        return len(self.events)
+
+    def __iter__(self):
+        return iter(self.events)
+
+    def __repr__(self) -> str:
+        counts = {"created": 0, "seeded": 0, "visit": 0, "contribute": 0}
+        for e in self.events:
+            counts[e.kind] += 1
+        return (
+            f"<Tape {counts['created']} created, {counts['visit']} visits, "
+            f"{counts['contribute']} contributions>"
+        )
+
+
+class _listening:
+    def __init__(self, recorder):
+        self.recorder = recorder
+
+    def __enter__(self):
+        self.prev = set_recorders(STATE.recorders + (self.recorder,))
+        return self.recorder
+
+    def __exit__(self, *exc):
+        set_recorders(self.prev)
+        return False
+
+
+def record(recorder=None):
+    """``with record() as tape:`` captures every engine event inside the block.
+
+    Pass your own object with the recorder methods (``created``, ``seeded``,
+    ``visit``, ``contribute``) to listen without storing.
+    """
+    return _listening(recorder if recorder is not None else Tape())

@@ -1,0 +1,102 @@
+"""Mini-batch iteration over numpy data.
+
+Batches are plain numpy arrays: the training loop decides when to wrap them in
+Tensors, which keeps this module independent of the autograd engine.
+
+Shuffling uses one ``np.random.default_rng(seed)`` generator created with the
+loader and kept across epochs. Each epoch therefore gets a fresh order (a model
+that sees the same order every epoch can learn it), while two loaders built with
+the same seed still produce exactly the same sequence of epochs, so a training
+run can be reproduced.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+__all__ = ["DataLoader"]
+
+
+class DataLoader:
+    """Iterate over ``dataset`` in mini-batches.
+
+    ``dataset`` is either a tuple (or list) of equal-length arrays such as
+    ``(X, y)``, or any object with ``__len__`` and a ``__getitem__`` that accepts
+    an integer index array and returns one array or a tuple of arrays.
+    Each iteration over the loader is one epoch and yields tuples of numpy
+    arrays, one per dataset array, e.g. ``for xb, yb in loader``.
+
+    ``len(loader)`` is the number of batches per epoch. With ``drop_last=True``
+    a final batch smaller than ``batch_size`` is skipped, which helps when code
+    (or batch statistics) assumes a fixed batch size.
+    """
+
+    def __init__(
+        self,
+        dataset,
+        batch_size: int = 32,
+        shuffle: bool = False,
+        drop_last: bool = False,
+        seed: int | None = None,
+    ):
+        if (
+            isinstance(batch_size, bool)
+            or not isinstance(batch_size, numbers.Integral)
+            or batch_size < 1
+        ):
+            raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+
+        if isinstance(dataset, (tuple, list)):
+            if not dataset:
+                raise ValueError("dataset tuple must contain at least one array")
+            arrays = tuple(np.asarray(a) for a in dataset)
+            if any(a.ndim == 0 for a in arrays):
+                raise ValueError("dataset arrays must have at least one dimension")
+            lengths = [len(a) for a in arrays]
+            if len(set(lengths)) != 1:
+                raise ValueError(f"dataset arrays must have the same length, got lengths {lengths}")
+            self._arrays = arrays
+            self._n = lengths[0]
+        elif hasattr(dataset, "__len__") and hasattr(dataset, "__getitem__"):
+            self._arrays = None
+            self._n = len(dataset)
+        else:
+            raise TypeError(
+                "dataset must be a tuple of arrays or an object with __len__ and "
+                f"__getitem__, got {type(dataset).__name__}"
+            )
+
+        self.dataset = dataset
+        self.batch_size = int(batch_size)
+        self.shuffle = bool(shuffle)
+        self.drop_last = bool(drop_last)
+        self.seed = seed
+        self._rng = np.random.default_rng(seed)
+
+    def __len__(self) -> int:
+        if self.drop_last:
+            return self._n // self.batch_size
+        return -(-self._n // self.batch_size)  # ceiling division
+
+    def _fetch(self, idx: np.ndarray) -> tuple[np.ndarray, ...]:
+        if self._arrays is not None:
+            return tuple(a[idx] for a in self._arrays)
+        item = self.dataset[idx]
+        if isinstance(item, (tuple, list)):
+            return tuple(np.asarray(a) for a in item)
+        return (np.asarray(item),)
+
+    def __iter__(self):
+        # The permutation is drawn when iteration starts, so an epoch's order is
+        # fixed even if the loop over it is abandoned part way.
+        order = self._rng.permutation(self._n) if self.shuffle else np.arange(self._n)
+        for b in range(len(self)):
+            yield self._fetch(order[b * self.batch_size : (b + 1) * self.batch_size])
+
+    def __repr__(self) -> str:
+        return (
+            f"DataLoader(n={self._n}, batch_size={self.batch_size}, shuffle={self.shuffle}, "
+            f"drop_last={self.drop_last}, seed={self.seed})"
+        )

@@ -1,0 +1,235 @@
+"""``Value``: the scalar engine, one float per graph node.
+
+This is micrograd's idea with the record made explicit: a ``Value`` holds a
+float, its gradient, and *how it was made* (the op from the registry, the
+ordered parents, what the op saved), instead of a closure.  Because nodes are
+plain data, a renderer can draw them, a recorder can replay backward edge by
+edge, and Python's garbage collector has no reference cycles to chase.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+from . import scalar_ops as ops
+from .autograd.node import Node, announce, init_node, next_id
+from .autograd.state import GRAD_OFF, HOOKS, STATE
+
+__all__ = ["Value"]
+
+_new = object.__new__
+
+
+class Value(Node):
+    """A scalar in a computation graph.
+
+    >>> a = Value(2.0, label="a"); b = Value(3.0, label="b")
+    >>> c = a * b + a          # a is used twice: two edges, gradients add up
+    >>> c.backward()
+    >>> a.grad, b.grad
+    (4.0, 2.0)
+    """
+
+    __slots__ = ()
+
+    def __init__(self, data, label: str | None = None, requires_grad: bool = True):
+        if type(data) is not float:
+            data = _to_float(data)
+        if label is not None and not isinstance(label, str):
+            raise TypeError(f"label must be a str, got {type(label).__name__}")
+        init_node(self, data, bool(requires_grad), None, (), (), None, label)
+
+    # --- building nodes ----------------------------------------------------------
+    # The hot path of the scalar engine: the slot assignments of ``init_node`` are
+    # written out here because a function call per op is a measurable share of a
+    # node's cost (see benchmarks/scalar.py).
+    def _unary(self, op):
+        out, saved = op.forward(self.data)
+        node = _new(Value)
+        node.data = out
+        node.grad = None
+        if self.requires_grad and (not GRAD_OFF[0] or STATE.grad_enabled):
+            node.requires_grad = True
+            node.op = op
+            node.parents = (self,)
+            node.saved = saved
+        else:
+            node.requires_grad = False
+            node.op = None
+            node.parents = ()
+            node.saved = ()
+        node.attrs = None
+        node.id = next_id()
+        node.label = None
+        node.trace = None
+        if HOOKS[0]:
+            announce(node)
+        return node
+
+    def _binary(self, op, other, reflected=False):
+        if type(other) is not Value:
+            other = _constant(other, op)
+        a, b = (other, self) if reflected else (self, other)
+        out, saved = op.forward(a.data, b.data)
+        node = _new(Value)
+        node.data = out
+        node.grad = None
+        if (a.requires_grad or b.requires_grad) and (not GRAD_OFF[0] or STATE.grad_enabled):
+            node.requires_grad = True
+            node.op = op
+            node.parents = (a, b)
+            node.saved = saved
+        else:
+            node.requires_grad = False
+            node.op = None
+            node.parents = ()
+            node.saved = ()
+        node.attrs = None
+        node.id = next_id()
+        node.label = None
+        node.trace = None
+        if HOOKS[0]:
+            announce(node)
+        return node
+
+    # --- arithmetic ----------------------------------------------------------------
+    def __add__(self, other):
+        return self._binary(ops.ADD, other)
+
+    def __radd__(self, other):
+        return self._binary(ops.ADD, other, reflected=True)
+
+    def __sub__(self, other):
+        return self._binary(ops.SUB, other)
+
+    def __rsub__(self, other):
+        return self._binary(ops.SUB, other, reflected=True)
+
+    def __mul__(self, other):
+        return self._binary(ops.MUL, other)
+
+    def __rmul__(self, other):
+        return self._binary(ops.MUL, other, reflected=True)
+
+    def __truediv__(self, other):
+        return self._binary(ops.DIV, other)
+
+    def __rtruediv__(self, other):
+        return self._binary(ops.DIV, other, reflected=True)
+
+    def __pow__(self, other):
+        return self._binary(ops.POW, other)
+
+    def __rpow__(self, other):
+        return self._binary(ops.POW, other, reflected=True)
+
+    def __neg__(self):
+        return self._unary(ops.NEG)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return self._unary(ops.ABS)
+
+    # --- functions -----------------------------------------------------------------
+    def exp(self):
+        return self._unary(ops.EXP)
+
+    def log(self):
+        return self._unary(ops.LOG)
+
+    def sqrt(self):
+        return self._unary(ops.SQRT)
+
+    def tanh(self):
+        return self._unary(ops.TANH)
+
+    def sigmoid(self):
+        return self._unary(ops.SIGMOID)
+
+    def relu(self):
+        return self._unary(ops.RELU)
+
+    def gelu(self):
+        return self._unary(ops.GELU)
+
+    def abs(self):
+        return self._unary(ops.ABS)
+
+    def sin(self):
+        return self._unary(ops.SIN)
+
+    def cos(self):
+        return self._unary(ops.COS)
+
+    def maximum(self, other):
+        """The larger of two values; on a tie each side receives half the gradient."""
+        return self._binary(ops.MAXIMUM, other)
+
+    def minimum(self, other):
+        """The smaller of two values; on a tie each side receives half the gradient."""
+        return self._binary(ops.MINIMUM, other)
+
+    # --- comparisons (on data; they build no graph) -----------------------------------
+    def __lt__(self, other):
+        return self.data < _data(other)
+
+    def __le__(self, other):
+        return self.data <= _data(other)
+
+    def __gt__(self, other):
+        return self.data > _data(other)
+
+    def __ge__(self, other):
+        return self.data >= _data(other)
+
+    __hash__ = object.__hash__
+
+    # --- conveniences ----------------------------------------------------------------
+    def item(self) -> float:
+        return self.data
+
+    def __float__(self) -> float:
+        return self.data
+
+    def detach(self) -> Value:
+        """A new leaf with the same number and no history (``requires_grad=False``)."""
+        return Value(self.data, label=self.label, requires_grad=False)
+
+    def __repr__(self) -> str:
+        grad = "None" if self.grad is None else f"{self.grad:.4f}"
+        extra = ""
+        if self.op is not None:
+            extra += f", op={self.op.name}"
+        if self.label:
+            extra += f", label={self.label!r}"
+        return f"Value(data={self.data:.4f}, grad={grad}{extra})"
+
+
+def _data(x):
+    return x.data if isinstance(x, Value) else x
+
+
+def _to_float(data) -> float:
+    if isinstance(data, Node):
+        raise TypeError(
+            f"Value(...) takes a number, got a {type(data).__name__}; "
+            "to copy a Value without its history use v.detach()"
+        )
+    if isinstance(data, bool) or not isinstance(data, numbers.Real):
+        hint = " (for arrays use minigrad.Tensor)" if hasattr(data, "__len__") else ""
+        raise TypeError(f"Value holds one real number, got {type(data).__name__}{hint}")
+    return float(data)
+
+
+def _constant(x, op) -> Value:
+    """Wrap a Python number as a constant leaf (it needs no gradient)."""
+    if isinstance(x, Node):
+        raise TypeError(
+            f"{op.name}: cannot combine a Value with a {type(x).__name__}; "
+            "the scalar and tensor engines do not mix"
+        )
+    if type(x) is not float and (isinstance(x, bool) or not isinstance(x, numbers.Real)):
+        raise TypeError(f"{op.name}: unsupported operand type {type(x).__name__} for Value")
+    return Value(float(x), requires_grad=False)
