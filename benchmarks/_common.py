@@ -45,10 +45,10 @@ def load_average() -> float:
 
 def machine_line(threads: int) -> str:
     load = load_average()
-    busy = "  [machine was BUSY: load %.2f on %d cores; treat figures as noisy]" % (
-        load,
-        os.cpu_count() or 0,
-    ) if load > 0.5 * (os.cpu_count() or 1) + 0.5 else ""
+    cores = os.cpu_count() or 1
+    busy = ""
+    if load > 0.5 * cores + 0.5:
+        busy = f"  [machine was BUSY: load {load:.2f} on {cores} cores; treat figures as noisy]"
     return (
         f"python {platform.python_version()}, {os.cpu_count()} cores, BLAS threads={threads}, "
         f"load {load:.2f}{busy}"

@@ -230,7 +230,8 @@ def _accumulate_array(parent, local, g, owned) -> None:
     key = id(parent)
     pg = parent.grad
     if pg is None:
-        if parent.op is None and (local is g or local.base is not None or not local.flags.writeable):
+        shared = local is g or local.base is not None or not local.flags.writeable
+        if parent.op is None and shared:
             local = local.copy()  # a leaf's .grad is the user's: never a view of another's
             owned.add(key)
         parent.grad = local

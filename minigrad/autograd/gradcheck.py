@@ -55,7 +55,7 @@ def gradcheck(fn, *inputs, eps=1e-6, atol=1e-5, rtol=1e-3, seed=0, upstream=None
     out_shape = np.shape(out.data)
     u = rng.standard_normal(out_shape) if upstream is None else np.asarray(upstream, np.float64)
     if not out.requires_grad:
-        raise GradcheckError("gradcheck: the output does not depend on any input that requires grad")
+        raise GradcheckError("gradcheck: the output does not depend on an input that requires grad")
     out.backward(u if isinstance(out.data, np.ndarray) else float(u))
 
     def objective() -> float:
@@ -84,7 +84,8 @@ def gradcheck(fn, *inputs, eps=1e-6, atol=1e-5, rtol=1e-3, seed=0, upstream=None
         err = np.abs(analytic - numeric) - (atol + rtol * np.abs(numeric))
         bad = ~(err <= 0)  # also catches NaN
         if bad.any():
-            worst = np.unravel_index(int(np.nanargmax(np.where(bad, np.abs(analytic - numeric), -1))), err.shape) if err.ndim else ()
+            gap = np.where(bad, np.abs(analytic - numeric), -1.0)
+            worst = np.unravel_index(int(np.nanargmax(gap)), err.shape) if err.ndim else ()
             name = getattr(x, "label", None)
             who = f"input {i}" + (f" ('{name}')" if name else "")
             at = f" at index {tuple(int(k) for k in worst)}" if worst else ""

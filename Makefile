@@ -1,0 +1,66 @@
+# minigrad-kit: two commands on a fresh machine.
+#   make lab    set up .venv (and Debian graphviz if possible), open the lessons in JupyterLab
+#   make test   same set-up, then every test tier
+# Both are idempotent and quick once set up.
+
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.minigrad-installed
+PYTEST := $(PY) -m pytest
+TIER := scripts/tier.sh
+
+.DEFAULT_GOAL := help
+.PHONY: help setup lab test test-unit test-exercises test-notebooks test-browser nb-exec bench lint system-deps clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-15s %s\n", $$1, $$2}'
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[dev]"
+	@touch $(STAMP)
+
+setup: $(STAMP) system-deps ## create .venv with the kit and its dev/lab extras (idempotent)
+
+system-deps: ## install Debian graphviz (dot) when missing and we are root or have sudo
+	@scripts/system_deps.sh graphviz
+
+lab: setup ## open the lessons in JupyterLab
+	$(VENV)/bin/jupyter lab --notebook-dir=notebooks
+
+test: setup ## run every test tier: unit, exercises (reference solutions), notebooks (nbval), browser
+	@scripts/system_deps.sh chromium || true
+	@$(TIER) --reset
+	@$(TIER) unit      $(PYTEST) tests -m "not browser" -q
+	@$(TIER) exercises $(PYTEST) exercises --solutions -q -p no:cacheprovider
+	@$(TIER) notebooks $(PYTEST) --nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg notebooks -q -p no:cacheprovider
+	@$(TIER) browser   $(PYTEST) tests/browser -m browser -q -p no:cacheprovider
+	@$(TIER) --summary
+
+test-unit: setup ## unit and property tests only
+	$(PYTEST) tests -m "not browser" -q
+
+test-exercises: setup ## check the exercises against the reference solutions
+	$(PYTEST) exercises --solutions -q
+
+test-notebooks: setup ## run the lessons under strict nbval
+	$(PYTEST) --nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg notebooks -q
+
+test-browser: setup ## the headless-Chromium tier
+	$(PYTEST) tests/browser -m browser -q
+
+nb-exec: setup ## re-execute every lesson in place and clean its metadata (for contributors)
+	$(PY) scripts/nb_exec.py notebooks/*.ipynb
+
+bench: setup ## run the benchmarks (prints ratios; slow)
+	@for b in benchmarks/scalar.py benchmarks/tensor_ops.py benchmarks/mlp.py benchmarks/cnn.py benchmarks/stepper.py; do \
+		test -f $$b && { echo "== $$b"; $(PY) $$b; }; done
+
+lint: setup ## ruff
+	$(VENV)/bin/ruff check minigrad viz tests exercises benchmarks scripts
+
+clean: ## remove the venv and caches
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis .tiers
