@@ -7,7 +7,8 @@ part of the real cost: micrograd's closures make reference cycles, which the
 cyclic GC must chase).  Prints the median step time of each and the ratio.
 
     python benchmarks/scalar.py [--steps 20] [--repeats 3]
-Target: minigrad <= 0.12x micrograd's step time.
+Target: minigrad <= 0.12x micrograd's step time.  A third, "lean" engine
+(benchmarks/_lean_scalar.py: four slots, no metadata) is timed too, as the floor.
 """
 
 from __future__ import annotations
@@ -45,6 +46,10 @@ def build(impl):
     if impl == "micrograd":
         from micrograd.engine import Value
         from micrograd.nn import MLP
+
+        return Value, MLP
+    if impl == "lean":
+        from _lean_scalar import MLP, Value
 
         return Value, MLP
     from minigrad import Value
@@ -94,7 +99,7 @@ def main():
         print(json.dumps(worker(args.worker, args.steps)))
         return
     pin_threads(1)
-    impls = ["minigrad"]
+    impls = ["minigrad", "lean"]
     try:
         import micrograd  # noqa: F401
 
@@ -106,10 +111,14 @@ def main():
     mg = median([r["step"] for r in res["minigrad"]])
     nodes = res["minigrad"][0]["nodes"]
     print(f"minigrad : {mg * 1e3:8.1f} ms/step  ({nodes} nodes, {mg / nodes * 1e6:.2f} us/node)")
+    lean = median([r["step"] for r in res["lean"]])
+    print(f"lean     : {lean * 1e3:8.1f} ms/step  (4-slot engine, no metadata: the floor)")
     if "micrograd" in res:
         mc = median([r["step"] for r in res["micrograd"]])
         print(f"micrograd: {mc * 1e3:8.1f} ms/step  ({mc / nodes * 1e6:.2f} us/node)")
         print(f"ratio minigrad/micrograd = {mg / mc:.3f}  (target <= 0.12)")
+        print(f"ratio lean/micrograd     = {lean / mc:.3f}  (the floor for any engine whose graph")
+        print("                                   lives until backward, with GC on)")
         same = abs(res["minigrad"][0]["loss"] - res["micrograd"][0]["loss"]) < 1e-9
         print(f"same final loss as micrograd: {same}")
 

@@ -124,64 +124,75 @@ def backward(root, gradient=None, retain_graph: bool = False) -> None:
             "sure grad mode was on, i.e. not inside no_grad())."
         )
     seed = _seed(root, gradient)
-    order = topological_order(root, only_requiring_grad=True)
-    for node in order:
-        if node.op is not None:
-            if node.saved is None:
-                raise _released_error(node)
-            node.grad = None  # a non-leaf never carries gradient over from a past pass
     if root.op is None:  # backward() on a leaf: dL/dL = 1 accumulates like any leaf
         root.grad = seed if root.grad is None else root.grad + seed
-    else:
-        root.grad = seed
-
-    tensor = isinstance(seed, np.ndarray)
+        return
+    if root.saved is None:
+        raise _released_error(root)
+    order = topological_order(root, only_requiring_grad=True)
     if HOOKS[0] and (STATE.recorders or STATE.anomaly):
-        _run_observed(root, seed, order, STATE.recorders, STATE.anomaly, tensor)
-    elif tensor:
-        _run_tensor(order)
+        _run_observed(root, seed, order, retain_graph, STATE.recorders, STATE.anomaly)
+    elif isinstance(seed, np.ndarray):
+        _run_tensor(root, seed, order, retain_graph)
     else:
-        _run_scalar(order)
-
-    if not retain_graph:
-        for node in order:
-            if node.op is not None:
-                node.saved = None
+        _run_scalar(root, seed, order, retain_graph)
 
 
-def _run_scalar(order) -> None:
-    """The chain rule on floats: the whole algorithm in six lines."""
+# The three loops below are the same algorithm.  ``pending`` maps a non-leaf's id
+# to the gradient summed so far; it is complete when the walk reaches the node,
+# because every node that uses it comes later in the graph and so earlier in the
+# reversed order.  Leaves accumulate straight into ``.grad`` (across passes).
+
+
+def _run_scalar(root, seed, order, retain_graph) -> None:
+    """The chain rule on floats: the whole algorithm in a dozen lines."""
+    pending = {root.id: seed}
     for node in reversed(order):
         op = node.op
         if op is None:
             continue
-        g = node.grad
         saved = node.saved
+        if saved is None:
+            raise _released_error(node)
+        node.grad = g = pending.pop(node.id)
         for parent, rule in zip(node.parents, op.grads):
             if parent.requires_grad:
                 local = rule(g, *saved)
-                parent.grad = local if parent.grad is None else parent.grad + local
+                if parent.op is None:
+                    parent.grad = local if parent.grad is None else parent.grad + local
+                else:
+                    key = parent.id
+                    pending[key] = pending[key] + local if key in pending else local
+        if not retain_graph:
+            node.saved = None
 
 
-def _run_tensor(order) -> None:
+def _run_tensor(root, seed, order, retain_graph) -> None:
     """The same walk for arrays; accumulation also unbroadcasts (see ``_accumulate_array``)."""
+    pending = {root.id: seed}
     owned = set()
     for node in reversed(order):
         op = node.op
         if op is None:
             continue
-        g = node.grad
         saved = node.saved
+        if saved is None:
+            raise _released_error(node)
+        node.grad = g = pending.pop(node.id)
         attrs = node.attrs
         for parent, rule in zip(node.parents, op.grads):
             if parent.requires_grad:
                 local = rule(g, *saved, **attrs) if attrs else rule(g, *saved)
                 if local is not None:
-                    _accumulate_array(parent, local, g, owned)
+                    _accumulate_array(parent, local, g, owned, pending)
+        if not retain_graph:
+            node.saved = None
 
 
-def _run_observed(root, seed, order, recorders, anomaly, tensor) -> None:
+def _run_observed(root, seed, order, retain_graph, recorders, anomaly) -> None:
     """The general walk: announces every step to recorders and checks for NaN/Inf."""
+    tensor = isinstance(seed, np.ndarray)
+    pending = {root.id: seed}
     owned = set()
     for rec in recorders:
         rec.seeded(root, seed)
@@ -189,8 +200,10 @@ def _run_observed(root, seed, order, recorders, anomaly, tensor) -> None:
         op = node.op
         if op is None:
             continue
-        g = node.grad
         saved = node.saved
+        if saved is None:
+            raise _released_error(node)
+        node.grad = g = pending.pop(node.id)
         attrs = node.attrs
         for rec in recorders:
             rec.visit(node, g)
@@ -205,38 +218,54 @@ def _run_observed(root, seed, order, recorders, anomaly, tensor) -> None:
                 from .anomaly import anomaly_error
 
                 raise anomaly_error(node, parent, slot, local)
-            before = parent.grad
+            leaf = parent.op is None
+            before = parent.grad if leaf else pending.get(parent.id)
             if tensor:
-                _accumulate_array(parent, local, g, owned)
-            else:
+                _accumulate_array(parent, local, g, owned, pending)
+            elif leaf:
                 parent.grad = local if before is None else before + local
+            else:
+                pending[parent.id] = local if before is None else before + local
+            after = parent.grad if leaf else pending[parent.id]
             for rec in recorders:
-                rec.contribute(node, parent, slot, local, before, parent.grad)
+                rec.contribute(node, parent, slot, local, before, after)
+        if not retain_graph:
+            node.saved = None
 
 
-def _accumulate_array(parent, local, g, owned) -> None:
+def _accumulate_array(parent, local, g, owned, pending) -> None:
     """``parent.grad += local`` for arrays, without needless copies and without aliasing bugs.
 
     The first contribution is stored as is (no copy).  It may be shared with
     another node (``add`` passes ``g`` straight through), so the second
     contribution allocates a fresh sum; from the third on, the buffer is ours
-    and we add in place.
+    and we add in place.  A leaf's ``.grad`` belongs to the user, so it is never
+    left as a view of another node's gradient.
     """
     shape = parent.data.shape
     if local.shape != shape:
         local = unbroadcast(local, shape)
     if local.dtype != parent.data.dtype:
         local = local.astype(parent.data.dtype)
-    key = id(parent)
-    pg = parent.grad
-    if pg is None:
-        shared = local is g or local.base is not None or not local.flags.writeable
-        if parent.op is None and shared:
-            local = local.copy()  # a leaf's .grad is the user's: never a view of another's
+    key = parent.id
+    if parent.op is None:
+        current = parent.grad
+        if current is None:
+            if local is g or local.base is not None or not local.flags.writeable:
+                local = local.copy()
+                owned.add(key)
+            parent.grad = local
+        elif key in owned:
+            current += local
+        else:
+            parent.grad = current + local
             owned.add(key)
-        parent.grad = local
+        return
+    current = pending.get(key)
+    if current is None:
+        pending[key] = local
     elif key in owned:
-        pg += local
+        current += local
     else:
-        parent.grad = pg + local
+        pending[key] = current + local
         owned.add(key)
