@@ -18,12 +18,29 @@ from .autograd import (
     set_grad_enabled,
     topological_order,
 )
+from .tensor import (
+    Tensor,
+    arange,
+    cat,
+    full,
+    manual_seed,
+    ones,
+    ones_like,
+    rand,
+    randn,
+    stack,
+    tensor,
+    where,
+    zeros,
+    zeros_like,
+)
 from .value import Value
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "AnomalyError", "GradcheckError", "GraphReleasedError", "Tape", "Value",
-    "detect_anomaly", "enable_grad", "gradcheck", "is_grad_enabled", "no_grad", "record",
-    "set_grad_enabled", "topological_order",
+    "AnomalyError", "GradcheckError", "GraphReleasedError", "Tape", "Tensor", "Value",
+    "arange", "cat", "detect_anomaly", "enable_grad", "full", "gradcheck", "is_grad_enabled",
+    "manual_seed", "no_grad", "ones", "ones_like", "rand", "randn", "record",
+    "set_grad_enabled", "stack", "tensor", "topological_order", "where", "zeros", "zeros_like",
 ]

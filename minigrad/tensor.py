@@ -1,0 +1,888 @@
+"""``Tensor``: the numpy engine, one array per graph node.
+
+A ``Tensor`` is the same graph record as a ``Value`` (a ``Node``: data, grad,
+op, ordered parents, saved arrays, attrs, counter id) holding a numpy array.
+Every op goes through one path, ``apply_op(op, *inputs, **attrs)``: turn the
+inputs into tensors, run the registry op's ``forward`` on the raw arrays, and
+record a node only when a gradient can flow (grad mode on and some input
+requires grad); otherwise the result is a plain constant leaf.  The backward
+engine is the shared one in ``minigrad.autograd.engine``.
+
+dtypes follow PyTorch: Python floats and lists become float32, float32 stays
+float32 through every op and gradient (Python numbers do not promote it, NEP
+50), float64 stays float64, and an integer or bool tensor mixes with a float
+tensor by being cast to the float dtype.  Only floating tensors can require
+gradients.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from . import tensor_ops as ops
+from .autograd.node import Node, announce, init_node, next_id
+from .autograd.state import GRAD_OFF, HOOKS, STATE
+
+__all__ = [
+    "Tensor", "apply_op", "arange", "cat", "full", "manual_seed", "ones", "ones_like", "rand",
+    "randn", "stack", "tensor", "where", "zeros", "zeros_like",
+]
+
+_new = object.__new__
+ndarray = np.ndarray
+asarray = np.asarray
+float32 = np.dtype(np.float32)
+
+
+class Tensor(Node):
+    """An n-dimensional array in a computation graph.
+
+    >>> x = Tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True, name="x")
+    >>> y = (x * x).sum()
+    >>> y.backward()
+    >>> x.grad
+    array([[2., 4.],
+           [6., 8.]], dtype=float32)
+
+    ``Tensor(array)`` shares memory with a numpy ``array`` (use
+    ``minigrad.tensor(...)`` for a copy); Python numbers and lists are copied,
+    floats becoming float32.
+    """
+
+    __slots__ = ()
+    __array_ufunc__ = None  # ndarray ∘ Tensor defers to Tensor's reflected operators
+    __hash__ = object.__hash__  # __eq__ is elementwise, identity hashing stays
+
+    def __init__(self, data, requires_grad: bool = False, dtype=None, name: str | None = None):
+        arr = to_array(data, dtype)
+        if requires_grad:
+            _check_differentiable(arr.dtype, "Tensor(..., requires_grad=True)")
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"name must be a str, got {type(name).__name__}")
+        init_node(self, arr, bool(requires_grad), None, (), (), None, name)
+
+    # --- array facts -------------------------------------------------------------------
+    @property
+    def shape(self) -> tuple:
+        return self.data.shape
+
+    @property
+    def ndim(self) -> int:
+        return self.data.ndim
+
+    @property
+    def size(self) -> int:
+        return self.data.size
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.data.dtype
+
+    @property
+    def T(self) -> Tensor:
+        """All axes reversed (numpy's ``.T``)."""
+        return apply_op(ops.TRANSPOSE, self, axes=None)
+
+    def __len__(self) -> int:
+        if self.data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self.data.shape[0]
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    def item(self):
+        """The single element as a Python number."""
+        if self.data.size != 1:
+            raise ValueError(
+                f"item(): only a one-element tensor converts to a Python number; this one "
+                f"has shape {self.data.shape}")
+        return self.data.item()
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __bool__(self) -> bool:
+        if self.data.size != 1:
+            raise ValueError(
+                f"the truth value of a tensor of shape {self.data.shape} is ambiguous; "
+                f"use (t > 0).all() or .any()")
+        return bool(self.data)
+
+    def numpy(self) -> np.ndarray:
+        """The underlying array (shared, not copied)."""
+        return self.data
+
+    def __array__(self, dtype=None, copy=None):
+        if copy:
+            return np.array(self.data, dtype=dtype, copy=True)
+        return self.data if dtype is None else self.data.astype(dtype, copy=False)
+
+    def tolist(self):
+        return self.data.tolist()
+
+    # --- graph bookkeeping ----------------------------------------------------------------
+    def detach(self) -> Tensor:
+        """A new leaf sharing this data, with no history and no gradient."""
+        return _leaf(self.data, self.label)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        """Switch gradient tracking for this leaf on (or off), in place; returns self."""
+        if self.op is not None:
+            raise RuntimeError(
+                "requires_grad_(): only a leaf tensor's flag can be changed; this one was "
+                f"made by '{self.op.name}'. Use .detach().requires_grad_() for a new leaf.")
+        if requires_grad:
+            _check_differentiable(self.data.dtype, "requires_grad_()")
+        self.requires_grad = bool(requires_grad)
+        return self
+
+    def __repr__(self) -> str:
+        data = self.data
+        body = np.array2string(
+            data, precision=4, separator=", ", prefix="tensor(", threshold=64, edgeitems=3,
+            max_line_width=88, floatmode="maxprec", suppress_small=True)
+        extra = ""
+        if data.dtype not in (float32, np.dtype(np.int64)):
+            extra += f", dtype={data.dtype}"
+        if self.op is not None:
+            extra += f", op={self.op.name}"
+        elif self.requires_grad:
+            extra += ", requires_grad=True"
+        if self.label:
+            extra += f", name={self.label!r}"
+        return f"tensor({body}{extra})"
+
+    __str__ = __repr__
+
+    # --- arithmetic (the hot path) ---------------------------------------------------
+    def __add__(self, other):
+        return _binary(ops.ADD, self, other)
+
+    def __radd__(self, other):
+        return _binary(ops.ADD, other, self)
+
+    def __sub__(self, other):
+        return _binary(ops.SUB, self, other)
+
+    def __rsub__(self, other):
+        return _binary(ops.SUB, other, self)
+
+    def __mul__(self, other):
+        return _binary(ops.MUL, self, other)
+
+    def __rmul__(self, other):
+        return _binary(ops.MUL, other, self)
+
+    def __truediv__(self, other):
+        return _binary(ops.DIV, self, other)
+
+    def __rtruediv__(self, other):
+        return _binary(ops.DIV, other, self)
+
+    def __pow__(self, other):
+        return _binary(ops.POW, self, other)
+
+    def __rpow__(self, other):
+        return _binary(ops.POW, other, self)
+
+    def __matmul__(self, other):
+        return _binary(ops.MATMUL, self, other)
+
+    def __rmatmul__(self, other):
+        return _binary(ops.MATMUL, other, self)
+
+    def matmul(self, other):
+        return _binary(ops.MATMUL, self, other)
+
+    def __neg__(self):
+        return _unary(ops.NEG, self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return _unary(ops.ABS, self)
+
+    def maximum(self, other):
+        """Elementwise larger value; a tie shares the gradient half and half."""
+        return _binary(ops.MAXIMUM, self, other)
+
+    def minimum(self, other):
+        """Elementwise smaller value; a tie shares the gradient half and half."""
+        return _binary(ops.MINIMUM, self, other)
+
+    # --- comparisons: non-differentiable bool tensors ----------------------------------
+    def __lt__(self, other):
+        return _compare(np.less, self, other)
+
+    def __le__(self, other):
+        return _compare(np.less_equal, self, other)
+
+    def __gt__(self, other):
+        return _compare(np.greater, self, other)
+
+    def __ge__(self, other):
+        return _compare(np.greater_equal, self, other)
+
+    def __eq__(self, other):
+        return _compare(np.equal, self, other)
+
+    def __ne__(self, other):
+        return _compare(np.not_equal, self, other)
+
+    def all(self, axis=None, keepdims=False) -> Tensor:
+        return _leaf(asarray(self.data.all(axis, keepdims=keepdims)))
+
+    def any(self, axis=None, keepdims=False) -> Tensor:
+        return _leaf(asarray(self.data.any(axis, keepdims=keepdims)))
+
+    # --- elementwise functions ----------------------------------------------------------
+    def exp(self):
+        return _unary(ops.EXP, self)
+
+    def log(self):
+        return _unary(ops.LOG, self)
+
+    def sqrt(self):
+        return _unary(ops.SQRT, self)
+
+    def abs(self):
+        return _unary(ops.ABS, self)
+
+    def tanh(self):
+        return _unary(ops.TANH, self)
+
+    def sigmoid(self):
+        return _unary(ops.SIGMOID, self)
+
+    def relu(self):
+        return _unary(ops.RELU, self)
+
+    def leaky_relu(self, negative_slope: float = 0.01):
+        return apply_op(ops.LEAKY_RELU, self, negative_slope=float(negative_slope))
+
+    def gelu(self, approximate: str = "none"):
+        if approximate not in ("none", "tanh"):
+            raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+        if approximate == "none":
+            return _unary(ops.GELU, self)
+        return apply_op(ops.GELU, self, approximate=approximate)
+
+    def clip(self, min=None, max=None):
+        """Limit values to [min, max] (either may be None); the gradient is 0 outside."""
+        if min is None and max is None:
+            raise ValueError("clip: give min, max or both")
+        return apply_op(ops.CLIP, self, min=_number(min, "clip"), max=_number(max, "clip"))
+
+    clamp = clip
+
+    # --- reductions ------------------------------------------------------------------
+    def sum(self, axis=None, keepdims: bool = False):
+        return _reduce(ops.SUM, self, axis, keepdims)
+
+    def mean(self, axis=None, keepdims: bool = False):
+        return _reduce(ops.MEAN, self, axis, keepdims)
+
+    def max(self, axis=None, keepdims: bool = False):
+        """Largest value(s); tied maxima share the gradient equally."""
+        return _reduce(ops.MAX, self, axis, keepdims)
+
+    def min(self, axis=None, keepdims: bool = False):
+        return _reduce(ops.MIN, self, axis, keepdims)
+
+    def var(self, axis=None, keepdims: bool = False, ddof: int = 0):
+        """Variance (numpy's default ddof=0; PyTorch's default is ddof=1)."""
+        axis = _axis(axis, self, "var")
+        return apply_op(ops.VAR, self, axis=axis, keepdims=bool(keepdims), ddof=int(ddof))
+
+    def std(self, axis=None, keepdims: bool = False, ddof: int = 0):
+        return self.var(axis, keepdims, ddof).sqrt()
+
+    def logsumexp(self, axis=None, keepdims: bool = False):
+        """log Σ exp(x), computed without overflow."""
+        return _reduce(ops.LOGSUMEXP, self, axis, keepdims)
+
+    def softmax(self, axis: int = -1):
+        return apply_op(ops.SOFTMAX, self, axis=_axis(axis, self, "softmax", single=True))
+
+    def log_softmax(self, axis: int = -1):
+        return apply_op(ops.LOG_SOFTMAX, self, axis=_axis(axis, self, "log_softmax", single=True))
+
+    def argmax(self, axis=None, keepdims: bool = False) -> Tensor:
+        """Index of the largest value (the first one on a tie); not differentiable."""
+        return _leaf(asarray(np.argmax(self.data, axis=_axis(axis, self, "argmax", single=True),
+                                       keepdims=keepdims)))
+
+    def argmin(self, axis=None, keepdims: bool = False) -> Tensor:
+        return _leaf(asarray(np.argmin(self.data, axis=_axis(axis, self, "argmin", single=True),
+                                       keepdims=keepdims)))
+
+    # --- shape ---------------------------------------------------------------------------
+    def reshape(self, *shape):
+        shape = _shape_arg(shape, "reshape")
+        if shape == self.data.shape:
+            return self
+        return apply_op(ops.RESHAPE, self, shape=shape)
+
+    view = reshape
+
+    def transpose(self, *axes):
+        """Permute the axes (numpy semantics: no argument reverses them all)."""
+        axes = _shape_arg(axes, "transpose") if axes and axes != (None,) else None
+        return apply_op(ops.TRANSPOSE, self, axes=axes)
+
+    def permute(self, *axes):
+        return apply_op(ops.TRANSPOSE, self, axes=_shape_arg(axes, "permute"))
+
+    def swapaxes(self, axis1: int, axis2: int):
+        """Exchange two axes (what PyTorch calls ``transpose(dim0, dim1)``)."""
+        axes = list(range(self.data.ndim))
+        a1 = _axis(axis1, self, "swapaxes", single=True) % max(self.data.ndim, 1)
+        a2 = _axis(axis2, self, "swapaxes", single=True) % max(self.data.ndim, 1)
+        axes[a1], axes[a2] = axes[a2], axes[a1]
+        return apply_op(ops.TRANSPOSE, self, axes=tuple(axes))
+
+    def squeeze(self, axis=None):
+        return apply_op(ops.SQUEEZE, self, axis=_axis(axis, self, "squeeze"))
+
+    def unsqueeze(self, axis: int):
+        return apply_op(ops.UNSQUEEZE, self, axis=int(axis))
+
+    def expand(self, *shape):
+        """Broadcast to ``shape`` (a view); -1 keeps that axis's size."""
+        shape = _shape_arg(shape, "expand")
+        lead = len(shape) - self.data.ndim
+        shape = tuple(self.data.shape[i - lead] if n == -1 and i >= lead else n
+                      for i, n in enumerate(shape))
+        return apply_op(ops.EXPAND, self, shape=shape)
+
+    def broadcast_to(self, shape):
+        return apply_op(ops.EXPAND, self, shape=_shape_arg((shape,), "broadcast_to"))
+
+    def flatten(self, start_dim: int = 0, end_dim: int = -1):
+        """Merge axes start_dim..end_dim into one (PyTorch's arguments)."""
+        shape = self.data.shape
+        n = len(shape)
+        if n == 0:
+            return apply_op(ops.FLATTEN, self, shape=(1,))
+        s, e = start_dim % n, end_dim % n
+        merged = 1
+        for k in shape[s:e + 1]:
+            merged *= k
+        return apply_op(ops.FLATTEN, self, shape=shape[:s] + (merged,) + shape[e + 1:])
+
+    def pad(self, pad_width, value: float = 0.0):
+        """Constant padding; ``pad_width`` as in numpy: int, (before, after), or a pair per axis."""
+        try:
+            widths = np.broadcast_to(asarray(pad_width, dtype=np.int64), (self.data.ndim, 2))
+        except ValueError:
+            raise ValueError(f"pad: pad_width {pad_width!r} does not fit a tensor of shape "
+                             f"{self.data.shape}") from None
+        if (widths < 0).any():
+            raise ValueError(f"pad: negative pad_width {pad_width!r}")
+        widths = tuple((int(a), int(b)) for a, b in widths)
+        return apply_op(ops.PAD, self, pad_width=widths, value=float(value))
+
+    def __getitem__(self, index):
+        return apply_op(ops.GETITEM, self, index=_index(index))
+
+    def astype(self, dtype) -> Tensor:
+        """A copy in another dtype; differentiable between float dtypes."""
+        dtype = np.dtype(dtype)
+        if dtype == self.data.dtype:
+            return self
+        if dtype.kind != "f":
+            return _leaf(self.data.astype(dtype))
+        return apply_op(ops.CAST, self, dtype=dtype)
+
+    def float(self) -> Tensor:
+        return self.astype(np.float32)
+
+    def double(self) -> Tensor:
+        return self.astype(np.float64)
+
+
+# --- conversions ------------------------------------------------------------------------
+def to_array(data, dtype=None) -> np.ndarray:
+    """The array a new tensor holds: numpy arrays as they are, Python data as float32/int64."""
+    if dtype is not None:
+        dtype = np.dtype(dtype)
+    if isinstance(data, ndarray):
+        arr = data if dtype is None or data.dtype == dtype else data.astype(dtype)
+    elif isinstance(data, Node):
+        if not isinstance(data, Tensor):
+            raise TypeError(f"cannot make a Tensor from a {type(data).__name__}; "
+                            "the scalar and tensor engines do not mix (use v.data)")
+        arr = np.array(data.data, dtype=dtype)
+    elif isinstance(data, np.generic):
+        arr = np.asarray(data, dtype=dtype)
+    else:
+        try:
+            arr = np.asarray(data, dtype=dtype)
+        except (ValueError, TypeError) as e:
+            raise TypeError(f"cannot make a Tensor from {type(data).__name__}: {e}") from None
+        if dtype is None and arr.dtype == np.float64:
+            arr = arr.astype(np.float32)  # Python floats default to float32, like PyTorch
+    if arr.dtype.kind not in "fiub":
+        raise TypeError(f"Tensor supports float, int and bool data, got dtype {arr.dtype}")
+    return arr
+
+
+def _check_differentiable(dtype, where: str) -> None:
+    if dtype.kind != "f":
+        raise TypeError(
+            f"{where}: only floating-point tensors can require gradients, got dtype {dtype}; "
+            f"convert first, e.g. Tensor(data, dtype='float32') or t.float()")
+
+
+def _leaf(arr, label=None) -> Tensor:
+    """A constant leaf (no gradient) around ``arr``, without the constructor's checks."""
+    node = _new(Tensor)
+    node.data = arr
+    node.grad = None
+    node.requires_grad = False
+    node.op = None
+    node.parents = ()
+    node.saved = ()
+    node.attrs = None
+    node.id = next_id()
+    node.label = label
+    node.trace = None
+    if HOOKS[0]:
+        announce(node)
+    return node
+
+
+def _lift(x, like: np.dtype | None, op_name: str) -> Tensor:
+    """A non-tensor operand as a constant tensor whose dtype does not promote ``like``.
+
+    A Python float next to a float32 tensor becomes float32 (next to an integer
+    tensor, float32 too: int + 0.5 is a float32 result, as in PyTorch).
+    """
+    if isinstance(x, Tensor):
+        return x
+    if isinstance(x, (float, int)) and not isinstance(x, np.generic):
+        if like is not None and like.kind == "f":
+            return _leaf(np.array(x, dtype=like))
+        if isinstance(x, float):
+            return _leaf(np.array(x, dtype=float32))
+        return _leaf(np.array(x))
+    if isinstance(x, Node):
+        raise TypeError(f"{op_name}: cannot combine a Tensor with a {type(x).__name__}; "
+                        "the scalar and tensor engines do not mix")
+    try:
+        arr = to_array(x)
+    except TypeError:
+        raise TypeError(f"{op_name}: unsupported operand of type {type(x).__name__} "
+                        "for a Tensor op") from None
+    return _leaf(arr)
+
+
+def _promote(ad, bd):
+    """Cast an integer/bool operand to the other operand's float dtype (PyTorch's rule)."""
+    ka, kb = ad.dtype.kind, bd.dtype.kind
+    if ka == "f" and kb != "f":
+        bd = bd.astype(ad.dtype)
+    elif kb == "f" and ka != "f":
+        ad = ad.astype(bd.dtype)
+    return ad, bd
+
+
+def _number(x, op_name):
+    if x is None:
+        return None
+    if isinstance(x, Tensor):
+        x = x.item()
+    if not isinstance(x, numbers.Real):
+        raise TypeError(f"{op_name}: expected a number or None, got {type(x).__name__}")
+    return float(x)
+
+
+def _shape_arg(args, op_name) -> tuple:
+    """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all mean the shape (2, 3)."""
+    if len(args) == 1 and not isinstance(args[0], (int, np.integer)):
+        args = args[0]
+    try:
+        return tuple(int(a) for a in args)
+    except (TypeError, ValueError):
+        raise TypeError(f"{op_name}: expected a shape made of ints, got {args!r}") from None
+
+
+def _axis(axis, t, op_name, single=False):
+    """Validate ``axis`` (None, int or tuple of ints) against ``t``'s dimensions."""
+    if axis is None:
+        return None
+    ndim = t.data.ndim
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else axis
+    if single and not isinstance(axis, (int, np.integer)):
+        raise TypeError(f"{op_name}: axis must be an int, got {axis!r}")
+    try:
+        axes = tuple(int(a) for a in axes)
+    except (TypeError, ValueError):
+        raise TypeError(f"{op_name}: axis must be None, an int or a tuple of ints, "
+                        f"got {axis!r}") from None
+    for a in axes:
+        if not -max(ndim, 1) <= a < max(ndim, 1):
+            raise ValueError(f"{op_name}: axis {a} is out of range for a tensor of shape "
+                             f"{t.data.shape} ({ndim} dimensions)")
+    if len({a % max(ndim, 1) for a in axes}) != len(axes):
+        raise ValueError(f"{op_name}: repeated axis in {axis!r}")
+    return axes[0] if isinstance(axis, (int, np.integer)) else axes
+
+
+def _index(index) -> tuple:
+    """A user index as a tuple numpy understands, with tensors and lists as arrays."""
+    if not isinstance(index, tuple):
+        index = (index,)
+    out = []
+    for i in index:
+        if isinstance(i, Tensor):
+            i = i.data
+        elif isinstance(i, list):
+            i = asarray(i)
+        if isinstance(i, ndarray) and i.dtype.kind not in "iub":
+            raise IndexError(f"getitem: index arrays must be integer or bool, got dtype {i.dtype}")
+        out.append(i)
+    return tuple(out)
+
+
+# --- errors --------------------------------------------------------------------------------
+def _describe(tensors) -> str:
+    return ", ".join(f"{tuple(t.data.shape)} {t.data.dtype}" for t in tensors)
+
+
+def op_error(op, tensors, attrs, err) -> Exception:
+    """A clear error for a failed forward: the op, the inputs' shapes and dtypes, the cause."""
+    name = op.name
+    shapes = [tuple(t.data.shape) for t in tensors]
+    if name == "matmul" and len(shapes) == 2:
+        a, b = shapes
+        if not a or not b:
+            msg = (f"matmul: both operands need at least one dimension, got shapes {a} and {b}"
+                   " (use * to multiply by a scalar)")
+        else:
+            inner_a = a[-1]
+            inner_b = b[0] if len(b) == 1 else b[-2]
+            if inner_a != inner_b:
+                msg = (f"matmul: shapes {a} and {b} do not line up: the last axis of the first "
+                       f"({inner_a}) must equal the {'only' if len(b) == 1 else 'second-to-last'}"
+                       f" axis of the second ({inner_b})")
+            else:
+                msg = (f"matmul: batch shapes {a[:-2]} and {b[:-2]} of operands {a} and {b} "
+                       "cannot be broadcast together")
+    elif op.arity == 2 and "broadcast" in str(err):
+        msg = f"{name}: shapes {shapes[0]} and {shapes[1]} cannot be broadcast together"
+    else:
+        settings = {k: v for k, v in attrs.items() if k != "index"}
+        shown = f" with {settings}" if settings else ""
+        msg = f"{name}{shown}: {err}"
+    msg += f"  [inputs: {_describe(tensors)}]"
+    if isinstance(err, IndexError):
+        return IndexError(msg)
+    if isinstance(err, TypeError):
+        return TypeError(msg)
+    return ValueError(msg)
+
+
+# --- building nodes ---------------------------------------------------------------------
+def apply_op(op, *inputs, **attrs) -> Tensor:
+    """Run a registry op on tensors (numbers and arrays become constants) and record it.
+
+    The result is a graph node (``op``, ``parents``, ``saved``, ``attrs``) only
+    when grad mode is on and some input requires grad; otherwise a constant
+    leaf.  A node's ``attrs`` are the op's settings plus ``in_shapes``,
+    ``in_dtypes``, ``out_shape`` and ``out_dtype`` for the renderers.
+    """
+    like = None
+    for x in inputs:
+        if isinstance(x, Tensor) and x.data.dtype.kind == "f":
+            like = x.data.dtype
+            break
+    tensors = tuple(x if isinstance(x, Tensor) else _lift(x, like, op.name) for x in inputs)
+    datas = [t.data for t in tensors]
+    extra = op.extra
+    if extra:
+        _prepare(extra, datas, op)
+    try:
+        out, saved = op.forward(*datas, **attrs)
+    except (ValueError, IndexError, TypeError) as err:
+        raise op_error(op, tensors, attrs, err) from None
+    return _node(op, out, tensors, saved, attrs)
+
+
+def _prepare(extra, datas, op) -> None:
+    """dtype fixes before forward: int/bool inputs of float ops become float."""
+    if extra.get("float_only") and datas and datas[0].dtype.kind != "f":
+        datas[0] = datas[0].astype(float32)
+    promote = extra.get("promote")
+    if promote:
+        part = slice(None) if promote is True else promote
+        idx = range(len(datas))[part]
+        floats = [datas[i].dtype for i in idx if datas[i].dtype.kind == "f"]
+        if floats and len(floats) < len(idx):
+            target = np.result_type(*floats)
+            for i in idx:
+                if datas[i].dtype.kind != "f":
+                    datas[i] = datas[i].astype(target)
+
+
+def _node(op, out, parents, saved, attrs) -> Tensor:
+    if out.__class__ is not ndarray:
+        out = asarray(out)
+    node = _new(Tensor)
+    node.data = out
+    node.grad = None
+    requires = False
+    if not GRAD_OFF[0] or STATE.grad_enabled:
+        for p in parents:
+            if p.requires_grad:
+                requires = True
+                break
+    if requires:
+        node.requires_grad = True
+        node.op = op
+        node.parents = parents
+        node.saved = saved
+        attrs["in_shapes"] = tuple(p.data.shape for p in parents)
+        attrs["in_dtypes"] = tuple(p.data.dtype for p in parents)
+        attrs["out_shape"] = out.shape
+        attrs["out_dtype"] = out.dtype
+        node.attrs = attrs
+    else:
+        node.requires_grad = False
+        node.op = None
+        node.parents = ()
+        node.saved = ()
+        node.attrs = None
+    node.id = next_id()
+    node.label = None
+    node.trace = None
+    if HOOKS[0]:
+        announce(node)
+    return node
+
+
+# The two functions below are ``apply_op`` specialised for one and two inputs, with
+# the node creation written out: they run for every elementwise op, and a function
+# call or a generic loop is a visible share of a 4x4 op's cost (benchmarks/tensor_ops.py).
+def _binary(op, a, b) -> Tensor:
+    if a.__class__ is not Tensor and not isinstance(a, Tensor):
+        a = _lift(a, b.data.dtype, op.name)
+    elif b.__class__ is not Tensor and not isinstance(b, Tensor):
+        b = _lift(b, a.data.dtype, op.name)
+    ad = a.data
+    bd = b.data
+    if ad.dtype is not bd.dtype:
+        ad, bd = _promote(ad, bd)
+    try:
+        out, saved = op.forward(ad, bd)
+    except (ValueError, TypeError) as err:
+        raise op_error(op, (a, b), {}, err) from None
+    if out.__class__ is not ndarray:
+        out = asarray(out)
+    node = _new(Tensor)
+    node.data = out
+    node.grad = None
+    if (a.requires_grad or b.requires_grad) and (not GRAD_OFF[0] or STATE.grad_enabled):
+        node.requires_grad = True
+        node.op = op
+        node.parents = (a, b)
+        node.saved = saved
+        node.attrs = {"in_shapes": (ad.shape, bd.shape), "in_dtypes": (a.data.dtype, b.data.dtype),
+                      "out_shape": out.shape, "out_dtype": out.dtype}
+    else:
+        node.requires_grad = False
+        node.op = None
+        node.parents = ()
+        node.saved = ()
+        node.attrs = None
+    node.id = next_id()
+    node.label = None
+    node.trace = None
+    if HOOKS[0]:
+        announce(node)
+    return node
+
+
+def _unary(op, x) -> Tensor:
+    xd = x.data
+    if xd.dtype.kind != "f" and op.extra.get("float_only"):
+        xd = xd.astype(float32)
+    out, saved = op.forward(xd)
+    if out.__class__ is not ndarray:
+        out = asarray(out)
+    node = _new(Tensor)
+    node.data = out
+    node.grad = None
+    if x.requires_grad and (not GRAD_OFF[0] or STATE.grad_enabled):
+        node.requires_grad = True
+        node.op = op
+        node.parents = (x,)
+        node.saved = saved
+        node.attrs = {"in_shapes": (xd.shape,), "in_dtypes": (x.data.dtype,),
+                      "out_shape": out.shape, "out_dtype": out.dtype}
+    else:
+        node.requires_grad = False
+        node.op = None
+        node.parents = ()
+        node.saved = ()
+        node.attrs = None
+    node.id = next_id()
+    node.label = None
+    node.trace = None
+    if HOOKS[0]:
+        announce(node)
+    return node
+
+
+def _reduce(op, x, axis, keepdims) -> Tensor:
+    if axis is not None:
+        axis = _axis(axis, x, op.name)
+    return apply_op(op, x, axis=axis, keepdims=bool(keepdims))
+
+
+def _compare(ufunc, a, b) -> Tensor:
+    bd = b.data if isinstance(b, Tensor) else b
+    if isinstance(bd, Node):
+        return NotImplemented
+    try:
+        return _leaf(asarray(ufunc(a.data, bd)))
+    except (ValueError, TypeError) as err:
+        other = np.shape(bd)
+        raise ValueError(f"{ufunc.__name__}: cannot compare shapes {a.data.shape} and "
+                         f"{other}: {err}") from None
+
+
+# --- functions of several tensors ------------------------------------------------------------
+def _tensor_list(tensors, op_name):
+    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{op_name} expects a list or tuple of tensors, got "
+                        f"{type(tensors).__name__}")
+    if not tensors:
+        raise ValueError(f"{op_name} needs at least one tensor")
+    return tensors
+
+
+def cat(tensors, axis: int = 0) -> Tensor:
+    """Join tensors along an existing axis (``np.concatenate``)."""
+    return apply_op(ops.CAT, *_tensor_list(tensors, "cat"), axis=int(axis))
+
+
+def stack(tensors, axis: int = 0) -> Tensor:
+    """Join tensors of equal shape along a new axis (``np.stack``)."""
+    return apply_op(ops.STACK, *_tensor_list(tensors, "stack"), axis=int(axis))
+
+
+def where(condition, a, b) -> Tensor:
+    """``a`` where ``condition`` (a bool tensor or array) holds, else ``b``."""
+    cond = condition.data if isinstance(condition, Tensor) else asarray(condition)
+    if cond.dtype != bool:
+        raise TypeError(f"where: the condition must be a bool tensor (e.g. x > 0), got dtype "
+                        f"{cond.dtype}")
+    cond_t = condition if isinstance(condition, Tensor) else _leaf(cond)
+    return apply_op(ops.WHERE, cond_t, a, b)
+
+
+# --- constructors ----------------------------------------------------------------------------
+_rng = [np.random.default_rng(0)]
+
+
+def manual_seed(seed: int) -> np.random.Generator:
+    """Reset the default generator used by ``randn`` / ``rand`` (like ``torch.manual_seed``)."""
+    _rng[0] = np.random.default_rng(seed)
+    return _rng[0]
+
+
+def _generator(generator, seed):
+    if generator is not None and seed is not None:
+        raise ValueError("give either generator= or seed=, not both")
+    if generator is not None:
+        return generator
+    if seed is not None:
+        return np.random.default_rng(seed)
+    return _rng[0]
+
+
+def _float_dtype(dtype, fn):
+    dtype = float32 if dtype is None else np.dtype(dtype)
+    if dtype.kind != "f":
+        raise TypeError(f"{fn}: dtype must be a float dtype, got {dtype}")
+    return dtype
+
+
+def _make(arr, requires_grad, name) -> Tensor:
+    return Tensor(arr, requires_grad=requires_grad, name=name)
+
+
+def tensor(data, requires_grad: bool = False, dtype=None, name: str | None = None) -> Tensor:
+    """A new tensor holding a *copy* of ``data`` (Python floats become float32)."""
+    arr = to_array(data, dtype)
+    if isinstance(data, (ndarray, Tensor)) and arr is getattr(data, "data", data):
+        arr = arr.copy()
+    return Tensor(arr, requires_grad=requires_grad, name=name)
+
+
+def zeros(*shape, dtype=None, requires_grad: bool = False, name: str | None = None) -> Tensor:
+    dtype = float32 if dtype is None else dtype
+    return _make(np.zeros(_shape_arg(shape, "zeros"), dtype=dtype), requires_grad, name)
+
+
+def ones(*shape, dtype=None, requires_grad: bool = False, name: str | None = None) -> Tensor:
+    dtype = float32 if dtype is None else dtype
+    return _make(np.ones(_shape_arg(shape, "ones"), dtype=dtype), requires_grad, name)
+
+
+def full(shape, fill_value, dtype=None, requires_grad: bool = False,
+         name: str | None = None) -> Tensor:
+    arr = np.full(_shape_arg((shape,), "full"), fill_value, dtype=dtype)
+    if dtype is None and arr.dtype == np.float64:
+        arr = arr.astype(float32)
+    return _make(arr, requires_grad, name)
+
+
+def zeros_like(t, dtype=None, requires_grad: bool = False, name: str | None = None) -> Tensor:
+    ref = t.data if isinstance(t, Tensor) else asarray(t)
+    return _make(np.zeros(ref.shape, dtype=dtype or ref.dtype), requires_grad, name)
+
+
+def ones_like(t, dtype=None, requires_grad: bool = False, name: str | None = None) -> Tensor:
+    ref = t.data if isinstance(t, Tensor) else asarray(t)
+    return _make(np.ones(ref.shape, dtype=dtype or ref.dtype), requires_grad, name)
+
+
+def randn(*shape, generator=None, seed=None, dtype=None, requires_grad: bool = False,
+          name: str | None = None) -> Tensor:
+    """Standard normal samples from a seeded ``np.random.Generator``.
+
+    ``generator=`` uses your generator, ``seed=`` a fresh one, neither the
+    module's default (reset it with ``manual_seed``), so results repeat.
+    """
+    rng = _generator(generator, seed)
+    dtype = _float_dtype(dtype, "randn")
+    return _make(rng.standard_normal(_shape_arg(shape, "randn"), dtype=dtype), requires_grad, name)
+
+
+def rand(*shape, generator=None, seed=None, dtype=None, requires_grad: bool = False,
+         name: str | None = None) -> Tensor:
+    """Uniform samples in [0, 1) (see ``randn`` for the generator)."""
+    rng = _generator(generator, seed)
+    dtype = _float_dtype(dtype, "rand")
+    return _make(rng.random(_shape_arg(shape, "rand"), dtype=dtype), requires_grad, name)
+
+
+def arange(start, stop=None, step=1, dtype=None, requires_grad: bool = False,
+           name: str | None = None) -> Tensor:
+    """Evenly spaced values in [start, stop): int64 for ints, float32 for floats."""
+    arr = np.arange(start, stop, step) if stop is not None else np.arange(start)
+    if dtype is not None:
+        arr = arr.astype(dtype)
+    elif arr.dtype == np.float64:
+        arr = arr.astype(float32)
+    return _make(arr, requires_grad, name)

@@ -1,0 +1,53 @@
+"""The tensor engine's op table: every op registered with ``engine="tensor"``.
+
+Grouped by kind; ``from minigrad.tensor_ops import MUL`` gives the registry
+entry, and ``registered_ops("tensor")`` walks them all.
+"""
+
+from ._base import PerSlot, nd, tensor_op
+from .elementwise import (
+    ABS,
+    ADD,
+    CLIP,
+    DIV,
+    EXP,
+    GELU,
+    LEAKY_RELU,
+    LOG,
+    MAXIMUM,
+    MINIMUM,
+    MUL,
+    NEG,
+    POW,
+    RELU,
+    SIGMOID,
+    SQRT,
+    SUB,
+    TANH,
+    WHERE,
+    erf,
+)
+from .indexing import GETITEM, format_index
+from .linalg import MATMUL
+from .reductions import (
+    LOG_SOFTMAX,
+    LOGSUMEXP,
+    MAX,
+    MEAN,
+    MIN,
+    SOFTMAX,
+    SUM,
+    VAR,
+    keep,
+    norm_axes,
+    reduced_shape,
+)
+from .shape import CAST, CAT, EXPAND, FLATTEN, PAD, RESHAPE, SQUEEZE, STACK, TRANSPOSE, UNSQUEEZE
+
+__all__ = [
+    "ABS", "ADD", "CAST", "CAT", "CLIP", "DIV", "EXP", "EXPAND", "FLATTEN", "GELU", "GETITEM",
+    "LEAKY_RELU", "LOG", "LOGSUMEXP", "LOG_SOFTMAX", "MATMUL", "MAX", "MAXIMUM", "MEAN", "MIN",
+    "MINIMUM", "MUL", "NEG", "PAD", "POW", "PerSlot", "RELU", "RESHAPE", "SIGMOID", "SOFTMAX",
+    "SQRT", "SQUEEZE", "STACK", "SUB", "SUM", "TANH", "TRANSPOSE", "UNSQUEEZE", "VAR", "WHERE",
+    "erf", "format_index", "keep", "nd", "norm_axes", "reduced_shape", "tensor_op",
+]

@@ -1,0 +1,107 @@
+"""Helpers shared by the tensor op tables: registering an op, and test inputs.
+
+Every tensor op is one ``Op`` in the registry with ``engine="tensor"``.  Its
+``forward(*xs, **attrs)`` works on raw numpy arrays and returns
+``(out, saved)``; each gradient rule ``rule(g, *saved, **attrs)`` returns
+``g · ∂out/∂input`` for one input, possibly still in the broadcast (output)
+shape: the engine's ``unbroadcast`` sums it down to the input's shape.
+
+The engine passes a node's ``attrs`` to the rules as keyword arguments.  Those
+attrs hold the op's own settings (``axis``, ``keepdims`` ...) plus the shape
+metadata that ``apply_op`` adds for the renderers (``in_shapes``,
+``in_dtypes``, ``out_shape``, ``out_dtype``), so every rule takes ``**_``.
+
+``cases(rng)`` returns ``[(inputs, attrs), ...]``: concrete float64 inputs (or
+non-differentiable arrays such as boolean masks) chosen where the op is smooth,
+for the registry-wide gradient test.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd.registry import Op, register
+
+ndarray = np.ndarray
+asarray = np.asarray
+
+#: shape pairs every broadcasting binary op is checked on
+BROADCAST_PAIRS = (
+    ((2, 3), (2, 3)),
+    ((3, 1), (1, 4)),
+    ((5, 3), (3,)),
+    ((3,), (5, 3)),
+    ((), (2, 3)),
+    ((2, 3), ()),
+    ((), ()),
+    ((2, 1, 4), (3, 1)),
+)
+
+
+def nd(x):
+    """Make sure a result is an ndarray: numpy returns scalars for 0-d inputs."""
+    return x if x.__class__ is ndarray else asarray(x)
+
+
+def tensor_op(name, symbol, forward, grads, formula, cases, label=None, doc="", **extra):
+    """Register one tensor op (see the module doc for the conventions)."""
+    return register(Op(name, symbol, forward, tuple(grads) if isinstance(grads, (list, tuple))
+                       else grads, formula, "tensor", None, cases, label, doc, extra))
+
+
+class PerSlot:
+    """The gradient rules of a variadic op (``cat``, ``stack``): one rule per input slot.
+
+    ``rules[i]`` is ``make(i)`` (built once, then cached).  The engine zips a
+    node's parents with the rules, so iteration never runs out; ``len()`` is
+    0, meaning "any number of inputs".
+    """
+
+    def __init__(self, make):
+        self._make = make
+        self._rules = []
+
+    def __getitem__(self, i):
+        while len(self._rules) <= i:
+            self._rules.append(self._make(len(self._rules)))
+        return self._rules[i]
+
+    def __iter__(self):
+        i = 0
+        while True:
+            yield self[i]
+            i += 1
+
+    def __len__(self):
+        return 0
+
+    def __repr__(self):
+        return "PerSlot(variadic)"
+
+
+# --- test inputs ------------------------------------------------------------------
+def uniform(rng, shape, lo=-2.0, hi=2.0):
+    return np.asarray(rng.uniform(lo, hi, size=shape))
+
+
+def away_from_zero(rng, shape, lo=0.3, hi=2.0):
+    """Values with |x| in [lo, hi] and random signs: keeps kinks (|x|, relu) out of reach."""
+    return np.asarray(rng.uniform(lo, hi, size=shape) * rng.choice([-1.0, 1.0], size=shape))
+
+
+def distinct(rng, shape, spread=1.0):
+    """Values at least ``spread`` apart from each other (no ties for max/min/sort)."""
+    n = int(np.prod(shape, dtype=np.int64))
+    vals = rng.permutation(n) * spread + rng.uniform(0, 0.1 * spread, size=n)
+    return np.asarray((vals - vals.mean() if n else vals).reshape(shape) / max(n, 1))
+
+
+def fmt_axis(attrs) -> str:
+    """``(axis=1)``-style suffix for reduction labels; empty for a full reduction."""
+    axis = attrs.get("axis")
+    parts = []
+    if axis is not None:
+        parts.append(f"axis={axis}")
+    if attrs.get("keepdims"):
+        parts.append("keepdims")
+    return f"({', '.join(parts)})" if parts else ""

@@ -1,0 +1,239 @@
+"""Elementwise tensor ops: arithmetic, comparisons-as-masks, activations.
+
+Every rule here returns a gradient in the *output* (broadcast) shape; the
+engine sums it back to each input's shape with ``unbroadcast``.  Python
+numbers in the rules (``0.5``, ``1``) do not promote float32 arrays (NEP 50),
+so float32 stays float32 through forward and backward.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._base import BROADCAST_PAIRS, away_from_zero, nd, tensor_op, uniform
+
+_SQRT1_2 = 1.0 / math.sqrt(2.0)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+
+
+# --- test inputs ------------------------------------------------------------------
+def _binary_cases(a_vals, b_vals):
+    def cases(rng):
+        return [((a_vals(rng, sa), b_vals(rng, sb)), {}) for sa, sb in BROADCAST_PAIRS]
+
+    return cases
+
+
+def _unary_cases(vals, **attrs):
+    def cases(rng):
+        return [((vals(rng, s),), dict(attrs)) for s in ((), (4,), (3, 5), (2, 3, 4))]
+
+    return cases
+
+
+def _pos(rng, shape):
+    return np.asarray(rng.uniform(0.3, 2.5, size=shape))
+
+
+# --- arithmetic -------------------------------------------------------------------
+ADD = tensor_op(
+    "add", "+", lambda a, b: (a + b, ()),
+    (lambda g, **_: g, lambda g, **_: g),
+    "∂/∂a = 1,  ∂/∂b = 1", _binary_cases(uniform, uniform),
+    doc="Addition passes the upstream gradient unchanged to both inputs; it saves nothing.",
+    promote=True,
+)
+SUB = tensor_op(
+    "sub", "−", lambda a, b: (a - b, ()),
+    (lambda g, **_: g, lambda g, **_: nd(-g)),
+    "∂/∂a = 1,  ∂/∂b = −1", _binary_cases(uniform, uniform), promote=True,
+)
+MUL = tensor_op(
+    "mul", "×", lambda a, b: (a * b, (a, b)),
+    (lambda g, a, b, **_: nd(g * b), lambda g, a, b, **_: nd(g * a)),
+    "∂/∂a = b,  ∂/∂b = a", _binary_cases(uniform, uniform),
+    doc="Each input's gradient is the upstream gradient times the *other* input.",
+    promote=True,
+)
+DIV = tensor_op(
+    "div", "÷", lambda a, b: ((out := a / b), (b, out)),
+    (lambda g, b, out, **_: nd(g / b), lambda g, b, out, **_: nd(-g * out / b)),
+    "∂/∂a = 1/b,  ∂/∂b = −a/b² = −out/b", _binary_cases(uniform, away_from_zero),
+    promote=True,
+)
+
+
+def _pow_grad_exponent(g, x, p, out, **_):
+    # d(x^p)/dp = x^p · ln x; where x = 0 the limit (for p > 0) is 0.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logx = np.log(np.where(x > 0, x, 1))
+    return nd(g * out * logx)
+
+
+POW = tensor_op(
+    "pow", "**", lambda x, p: ((out := x**p), (x, p, out)),
+    (lambda g, x, p, out, **_: nd(g * p * x ** (p - 1)), _pow_grad_exponent),
+    "∂/∂x = p·x^(p−1),  ∂/∂p = x^p·ln x", _binary_cases(_pos, uniform), promote=True,
+)
+NEG = tensor_op("neg", "−", lambda x: (-x, ()), (lambda g, **_: nd(-g),), "∂/∂x = −1",
+                _unary_cases(uniform))
+
+
+def _maximum_forward(a, b):
+    # One saved weight array: 1 where a wins, 0 where b wins, ½ on a tie (so the
+    # tie's gradient is shared and its total conserved).
+    w = (a > b) + 0.5 * (a == b)
+    out = np.maximum(a, b)
+    return out, (w.astype(out.dtype, copy=False),)
+
+
+def _minimum_forward(a, b):
+    w = (a < b) + 0.5 * (a == b)
+    out = np.minimum(a, b)
+    return out, (w.astype(out.dtype, copy=False),)
+
+
+MAXIMUM = tensor_op(
+    "maximum", "max", _maximum_forward,
+    (lambda g, w, **_: nd(g * w), lambda g, w, **_: nd(g * (1 - w))),
+    "∂/∂a = 1 if a > b else 0 (½ each on a tie)", _binary_cases(uniform, uniform), promote=True,
+)
+MINIMUM = tensor_op(
+    "minimum", "min", _minimum_forward,
+    (lambda g, w, **_: nd(g * w), lambda g, w, **_: nd(g * (1 - w))),
+    "∂/∂a = 1 if a < b else 0 (½ each on a tie)", _binary_cases(uniform, uniform), promote=True,
+)
+
+
+def _where_forward(cond, a, b):
+    return np.where(cond, a, b), (cond,)
+
+
+def _where_cases(rng):
+    out = []
+    for sa, sb in BROADCAST_PAIRS[:5]:
+        shape = np.broadcast_shapes(sa, sb)
+        out.append(((np.asarray(rng.random(shape) > 0.5), uniform(rng, sa), uniform(rng, sb)), {}))
+    return out
+
+
+WHERE = tensor_op(
+    "where", "where", _where_forward,
+    (lambda g, cond, **_: None,
+     lambda g, cond, **_: nd(np.where(cond, g, 0)),
+     lambda g, cond, **_: nd(np.where(cond, 0, g))),
+    "∂/∂a = 1 where cond else 0,  ∂/∂b = 0 where cond else 1", _where_cases,
+    doc="Picks a where the (boolean, non-differentiable) condition holds, b elsewhere.",
+    promote=slice(1, None),
+)
+
+
+def _clip_forward(x, min=None, max=None):
+    out = np.clip(x, min, max)
+    inside = np.ones(x.shape, dtype=bool)
+    if min is not None:
+        inside &= x >= min
+    if max is not None:
+        inside &= x <= max
+    return out, (inside,)
+
+
+def _clip_label(attrs):
+    return f"clip[{attrs.get('min')}, {attrs.get('max')}]"
+
+
+CLIP = tensor_op(
+    "clip", "clip", _clip_forward, (lambda g, inside, **_: nd(g * inside),),
+    "∂/∂x = 1 if min ≤ x ≤ max else 0",
+    lambda rng: [((uniform(rng, (3, 4)),), {"min": -0.55, "max": 0.65}),
+                 ((uniform(rng, (5,)),), {"min": None, "max": 0.25}),
+                 ((uniform(rng, ()),), {"min": -0.05, "max": None})],
+    label=_clip_label,
+)
+
+
+# --- unary functions --------------------------------------------------------------
+EXP = tensor_op("exp", "exp", lambda x: ((out := np.exp(x)), (out,)),
+                (lambda g, out, **_: nd(g * out),), "∂/∂x = exp(x) = out",
+                _unary_cases(uniform), float_only=True)
+LOG = tensor_op("log", "log", lambda x: (np.log(x), (x,)),
+                (lambda g, x, **_: nd(g / x),), "∂/∂x = 1/x", _unary_cases(_pos),
+                float_only=True)
+SQRT = tensor_op("sqrt", "√", lambda x: ((out := np.sqrt(x)), (out,)),
+                 (lambda g, out, **_: nd(g / (2 * out)),), "∂/∂x = 1/(2√x) = 1/(2·out)",
+                 _unary_cases(_pos), float_only=True)
+ABS = tensor_op("abs", "|x|", lambda x: (np.abs(x), (x,)),
+                (lambda g, x, **_: nd(g * np.sign(x)),), "∂/∂x = sign(x)",
+                _unary_cases(away_from_zero))
+TANH = tensor_op("tanh", "tanh", lambda x: ((out := np.tanh(x)), (out,)),
+                 (lambda g, out, **_: nd(g * (1 - out * out)),),
+                 "∂/∂x = 1 − tanh²(x) = 1 − out²", _unary_cases(uniform), float_only=True)
+
+
+def _sigmoid_forward(x):
+    # σ(x) = 1/(1+e^−x) overflows e^−x for very negative x; with e = e^−|x| ≤ 1:
+    # σ(x) = 1/(1+e) for x ≥ 0 and e/(1+e) for x < 0, both safe.
+    e = np.exp(-np.abs(x))
+    r = 1 / (1 + e)
+    out = np.where(x >= 0, r, e * r)
+    return out, (out,)
+
+
+SIGMOID = tensor_op("sigmoid", "σ", _sigmoid_forward,
+                    (lambda g, out, **_: nd(g * out * (1 - out)),),
+                    "∂/∂x = σ(x)·(1 − σ(x)) = out·(1 − out)", _unary_cases(uniform),
+                    float_only=True)
+RELU = tensor_op("relu", "ReLU", lambda x: ((out := np.maximum(x, 0)), (out,)),
+                 (lambda g, out, **_: nd(g * (out > 0)),), "∂/∂x = 1 if x > 0 else 0",
+                 _unary_cases(away_from_zero))
+
+
+def _leaky_forward(x, negative_slope=0.01):
+    pos = x > 0
+    return np.where(pos, x, negative_slope * x), (pos,)
+
+
+LEAKY_RELU = tensor_op(
+    "leaky_relu", "LeakyReLU", _leaky_forward,
+    (lambda g, pos, negative_slope=0.01, **_: nd(np.where(pos, g, negative_slope * g)),),
+    "∂/∂x = 1 if x > 0 else negative_slope",
+    _unary_cases(away_from_zero, negative_slope=0.1),
+    label=lambda attrs: f"LeakyReLU({attrs.get('negative_slope', 0.01)})",
+)
+
+_erf_scalar = np.frompyfunc(math.erf, 1, 1)
+
+
+def erf(x: np.ndarray) -> np.ndarray:
+    """The error function elementwise (numpy has none; math.erf is exact to float64)."""
+    return np.asarray(_erf_scalar(x), dtype=x.dtype)
+
+
+def _gelu_forward(x, approximate="none"):
+    if approximate == "tanh":
+        # 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))
+        inner = math.sqrt(2 / math.pi) * (x + 0.044715 * x * x * x)
+        t = np.tanh(inner)
+        return 0.5 * x * (1 + t), (x, t)
+    cdf = 0.5 * (1 + erf(x * _SQRT1_2))
+    return x * cdf, (x, cdf)
+
+
+def _gelu_grad(g, x, c, approximate="none", **_):
+    if approximate == "tanh":
+        k = math.sqrt(2 / math.pi)
+        dinner = k * (1 + 3 * 0.044715 * x * x)
+        return nd(g * (0.5 * (1 + c) + 0.5 * x * (1 - c * c) * dinner))
+    pdf = _INV_SQRT_2PI * np.exp(-0.5 * x * x)
+    return nd(g * (c + x * pdf))
+
+
+GELU = tensor_op(
+    "gelu", "GELU", _gelu_forward, (_gelu_grad,),
+    "∂/∂x = Φ(x) + x·φ(x)  (Φ, φ: standard normal cdf and pdf)",
+    lambda rng: _unary_cases(uniform)(rng) + [((uniform(rng, (3, 4)),), {"approximate": "tanh"})],
+    label=lambda attrs: "GELU(tanh)" if attrs.get("approximate") == "tanh" else "GELU",
+    float_only=True,
+)

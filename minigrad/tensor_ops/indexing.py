@@ -1,0 +1,77 @@
+"""Indexing, ``x[index]``: ints, slices, ``None``, ``...``, integer arrays, boolean masks.
+
+The backward scatters the upstream gradient into a zero array of x's shape at
+the same positions.  With integer arrays an element may be picked more than
+once (``x[[0, 0, 1]]``): then each pick contributes, so the scatter must *add*
+(``np.add.at``); plain assignment would keep only the last one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._base import tensor_op, uniform
+
+
+def is_advanced(index) -> bool:
+    """True if the index contains an array or list (numpy's "advanced" indexing)."""
+    return any(isinstance(i, (np.ndarray, list)) for i in index)
+
+
+def _getitem_grad(g, index=(), in_shapes=None, in_dtypes=None, **_):
+    grad = np.zeros(in_shapes[0], dtype=g.dtype)
+    if is_advanced(index) and not _is_mask(index):
+        np.add.at(grad, index, g)
+    else:
+        grad[index] = g
+    return grad
+
+
+def _is_mask(index) -> bool:
+    """A single boolean mask picks each element at most once: assignment suffices."""
+    arrays = [i for i in index if isinstance(i, np.ndarray)]
+    return len(arrays) == 1 and arrays[0].dtype == bool
+
+
+def format_index(index) -> str:
+    """``[0, 1:3, ::2]``-style text for a node label (arrays shown by shape)."""
+    parts = []
+    for i in index:
+        if isinstance(i, slice):
+            text = ("" if i.start is None else str(i.start)) + ":" + (
+                "" if i.stop is None else str(i.stop))
+            if i.step is not None:
+                text += f":{i.step}"
+            parts.append(text)
+        elif i is None:
+            parts.append("None")
+        elif i is Ellipsis:
+            parts.append("...")
+        elif isinstance(i, np.ndarray):
+            kind = "mask" if i.dtype == bool else "idx"
+            parts.append(f"{kind}{list(i.shape)}")
+        else:
+            parts.append(str(i))
+    return "[" + ", ".join(parts) + "]"
+
+
+def _getitem_cases(rng):
+    x = lambda *s: uniform(rng, s)
+    return [
+        ((x(4, 5),), {"index": (1,)}),
+        ((x(4, 5),), {"index": (slice(1, 3), -1)}),
+        ((x(4, 5),), {"index": (slice(None, None, -2), slice(1, None))}),
+        ((x(4, 5),), {"index": (np.array([0, 2, 0, 3]),)}),  # repeated rows accumulate
+        ((x(6),), {"index": (np.array([[1, 1], [5, 1]]),)}),
+        ((x(4, 5),), {"index": (np.array([0, 1, 1]), np.array([2, 2, 2]))}),
+        ((x(3, 4),), {"index": (rng.random((3, 4)) > 0.5,)}),
+        ((x(3, 4),), {"index": (Ellipsis, None, 2)}),
+        ((x(2, 3, 4),), {"index": (slice(None), np.array([2, 0, 2]))}),
+    ]
+
+
+GETITEM = tensor_op(
+    "getitem", "[]", lambda x, index=(): (x[index], ()), (_getitem_grad,),
+    "∂/∂x = the gradient scattered (added) back at the picked positions",
+    _getitem_cases, label=lambda a: format_index(a.get("index", ())),
+)

@@ -1,0 +1,56 @@
+"""Matrix multiplication, ``a @ b``, with numpy's rules for 1-D and batched operands.
+
+For 2-D operands, out = a·b and with upstream gradient G:
+
+    ∂L/∂a = G·bᵀ        ∂L/∂b = aᵀ·G
+
+A 1-D ``a`` acts as a row vector (its axis is dropped from the result), a
+1-D ``b`` as a column vector; leading (batch) axes broadcast, and the engine's
+``unbroadcast`` sums the gradient over batch axes an input did not have.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._base import nd, tensor_op, uniform
+
+
+def _matmul_forward(a, b):
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError("matmul needs operands with at least one dimension (use * for scalars)")
+    return nd(np.matmul(a, b)), (a, b)
+
+
+def _grad_a(g, a, b, **_):
+    if b.ndim == 1:
+        if a.ndim == 1:  # dot product: out = Σ aᵢbᵢ
+            return nd(g * b)
+        return g[..., None] * b  # (..., n) x (k,) -> (..., n, k)
+    if a.ndim == 1:  # (k,) @ (..., k, m): a row vector; sum over batch axes later
+        return np.matmul(b, g[..., None])[..., 0]
+    return np.matmul(g, np.swapaxes(b, -1, -2))
+
+
+def _grad_b(g, a, b, **_):
+    if a.ndim == 1:
+        if b.ndim == 1:
+            return nd(g * a)
+        return a[:, None] * g[..., None, :]  # (k,) x (..., m) -> (..., k, m)
+    if b.ndim == 1:  # (..., n, k) @ (k,): sum over every axis but the last
+        return np.matmul(g.reshape(-1), a.reshape(-1, a.shape[-1]))
+    return np.matmul(np.swapaxes(a, -1, -2), g)
+
+
+def _matmul_cases(rng):
+    pairs = [((4,), (4,)), ((3, 4), (4,)), ((4,), (4, 5)), ((3, 4), (4, 5)),
+             ((2, 3, 4), (4, 5)), ((3, 4), (2, 4, 5)), ((2, 1, 3, 4), (3, 4, 2)),
+             ((2, 3, 4), (4,)), ((4,), (2, 4, 3)), ((1, 3, 4), (2, 4, 2))]
+    return [((uniform(rng, sa), uniform(rng, sb)), {}) for sa, sb in pairs]
+
+
+MATMUL = tensor_op(
+    "matmul", "@", _matmul_forward, (_grad_a, _grad_b),
+    "∂L/∂a = G·bᵀ,  ∂L/∂b = aᵀ·G", _matmul_cases, promote=True,
+    doc="Matrix product with numpy's matmul rules (1-D operands, broadcast batch axes).",
+)

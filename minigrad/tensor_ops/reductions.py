@@ -1,0 +1,207 @@
+"""Reductions (sum, mean, max, min, var, logsumexp) and softmax / log_softmax.
+
+A reduction's backward first puts the reduced axes back (size 1) so the
+upstream gradient lines up with the input, then broadcasts it: every input
+element that fed the reduction receives its share.  ``axis`` and ``keepdims``
+use numpy's names; ``axis`` may be None (everything), an int or a tuple.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._base import distinct, fmt_axis, nd, tensor_op, uniform
+
+
+def norm_axes(axis, ndim):
+    """``axis`` (None, int, tuple; negatives allowed) as a sorted tuple of axes."""
+    if axis is None:
+        return tuple(range(ndim))
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    out = []
+    for a in axes:
+        a = int(a)
+        if not -ndim <= a < max(ndim, 1):
+            raise ValueError(f"axis {a} is out of bounds for a tensor with {ndim} dimensions")
+        out.append(a % ndim if ndim else 0)
+    if len(set(out)) != len(out):
+        raise ValueError(f"repeated axis in {axis}")
+    return tuple(sorted(out))
+
+
+def keep(g, in_shape, axis, keepdims):
+    """Reshape an upstream gradient to the reduction's keepdims shape (size-1 axes back)."""
+    if keepdims:
+        return g
+    shape = list(in_shape)
+    for a in norm_axes(axis, len(in_shape)):
+        shape[a] = 1
+    return g.reshape(shape)
+
+
+def reduced_shape(shape, axis):
+    """The output shape of a reduction over ``axis`` without keepdims."""
+    axes = norm_axes(axis, len(shape))
+    return tuple(n for i, n in enumerate(shape) if i not in axes)
+
+
+def _count(shape, axis):
+    n = 1
+    for a in norm_axes(axis, len(shape)):
+        n *= shape[a]
+    return n
+
+
+def _reduction_cases(vals):
+    """Every axis form, with and without keepdims."""
+
+    def cases(rng):
+        out = [((vals(rng, ()),), {}), ((vals(rng, (5,)),), {"axis": 0})]
+        for axis in (None, 0, 1, -1, (0, 2), (-1, 0, 1), ()):
+            for keepdims in (False, True):
+                out.append(((vals(rng, (2, 3, 4)),), {"axis": axis, "keepdims": keepdims}))
+        return out
+
+    return cases
+
+
+def _sum_grad(g, axis=None, keepdims=False, in_shapes=None, **_):
+    shape = in_shapes[0]
+    return np.broadcast_to(keep(g, shape, axis, keepdims), shape)
+
+
+SUM = tensor_op(
+    "sum", "Σ", lambda x, axis=None, keepdims=False: (nd(x.sum(axis, keepdims=keepdims)), ()),
+    (_sum_grad,), "∂/∂xᵢ = 1 (each summed element gets the upstream gradient)",
+    _reduction_cases(uniform), label=lambda a: "Σ" + fmt_axis(a),
+)
+
+
+def _mean_forward(x, axis=None, keepdims=False):
+    return nd(x.mean(axis, keepdims=keepdims)), ()
+
+
+def _mean_grad(g, axis=None, keepdims=False, in_shapes=None, **_):
+    shape = in_shapes[0]
+    return np.broadcast_to(keep(g, shape, axis, keepdims) / _count(shape, axis), shape)
+
+
+MEAN = tensor_op(
+    "mean", "mean", _mean_forward, (_mean_grad,), "∂/∂xᵢ = 1/n  (n = number of elements averaged)",
+    _reduction_cases(uniform), label=lambda a: "mean" + fmt_axis(a), float_only=True,
+)
+
+
+def _extreme_forward(reduce):
+    def forward(x, axis=None, keepdims=False):
+        if x.size == 0:
+            raise ValueError("zero-size input has no maximum or minimum")
+        m = reduce(x, axis=axis, keepdims=True)
+        hit = x == m
+        # Ties share the gradient equally, so its total is conserved.
+        share = hit / hit.sum(axis=axis, keepdims=True, dtype=x.dtype)
+        out = m if keepdims else m.reshape(reduced_shape(x.shape, axis))
+        return nd(out), (share.astype(x.dtype, copy=False),)
+
+    return forward
+
+
+def _extreme_grad(g, share, axis=None, keepdims=False, in_shapes=None, **_):
+    return nd(keep(g, in_shapes[0], axis, keepdims) * share)
+
+
+MAX = tensor_op(
+    "max", "max", _extreme_forward(np.max), (_extreme_grad,),
+    "∂/∂xᵢ = 1 where xᵢ is the maximum (1/k each for a k-way tie), else 0",
+    _reduction_cases(distinct), label=lambda a: "max" + fmt_axis(a),
+)
+MIN = tensor_op(
+    "min", "min", _extreme_forward(np.min), (_extreme_grad,),
+    "∂/∂xᵢ = 1 where xᵢ is the minimum (1/k each for a k-way tie), else 0",
+    _reduction_cases(distinct), label=lambda a: "min" + fmt_axis(a),
+)
+
+
+def _var_forward(x, axis=None, keepdims=False, ddof=0):
+    centred = x - x.mean(axis, keepdims=True)
+    return nd(x.var(axis, keepdims=keepdims, ddof=ddof)), (centred,)
+
+
+def _var_grad(g, centred, axis=None, keepdims=False, ddof=0, in_shapes=None, **_):
+    n = _count(in_shapes[0], axis) - ddof
+    return nd(keep(g, in_shapes[0], axis, keepdims) * centred * (2 / n))
+
+
+def _var_cases(rng):
+    cases = _reduction_cases(uniform)(rng)[1:]  # a 0-d variance is constant
+    cases = [c for c in cases if c[1].get("axis") != ()]
+    return cases + [((uniform(rng, (3, 4)),), {"axis": 1, "ddof": 1})]
+
+
+VAR = tensor_op(
+    "var", "var", _var_forward, (_var_grad,),
+    "∂/∂xᵢ = 2·(xᵢ − mean)/(n − ddof)", _var_cases,
+    label=lambda a: "var" + fmt_axis(a), float_only=True,
+)
+
+
+def _logsumexp_forward(x, axis=None, keepdims=False):
+    # log Σ e^x = m + log Σ e^(x−m) with m = max x: no overflow; an all −inf slice
+    # (or ±inf max) uses m = 0 so that inf − inf never appears.
+    m = np.max(x, axis=axis, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0)
+    e = np.exp(x - m)
+    s = e.sum(axis=axis, keepdims=True)
+    out_keep = np.log(s) + m
+    p = e / s  # softmax: the gradient of logsumexp
+    out = out_keep if keepdims else out_keep.reshape(reduced_shape(x.shape, axis))
+    return nd(out), (p,)
+
+
+LOGSUMEXP = tensor_op(
+    "logsumexp", "logΣexp", _logsumexp_forward,
+    (lambda g, p, axis=None, keepdims=False, in_shapes=None, **_:
+     nd(keep(g, in_shapes[0], axis, keepdims) * p),),
+    "∂/∂xᵢ = softmax(x)ᵢ = e^xᵢ / Σⱼ e^xⱼ", _reduction_cases(uniform),
+    label=lambda a: "logsumexp" + fmt_axis(a), float_only=True,
+)
+
+
+def _softmax_forward(x, axis=-1):
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    out = e / e.sum(axis=axis, keepdims=True)
+    return out, (out,)
+
+
+def _softmax_grad(g, out, axis=-1, **_):
+    # Jacobian-vector product without the n×n Jacobian: ∂yᵢ/∂xⱼ = yᵢ(δᵢⱼ − yⱼ),
+    # so (gᵀJ)ⱼ = yⱼ·(gⱼ − Σᵢ gᵢyᵢ).
+    return out * (g - (g * out).sum(axis=axis, keepdims=True))
+
+
+def _log_softmax_forward(x, axis=-1):
+    shifted = x - np.max(x, axis=axis, keepdims=True)
+    out = shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
+    return out, (out,)
+
+
+def _log_softmax_grad(g, out, axis=-1, **_):
+    # out = x − logsumexp(x):  (gᵀJ)ⱼ = gⱼ − softmax(x)ⱼ·Σᵢ gᵢ, and softmax = e^out.
+    return g - np.exp(out) * g.sum(axis=axis, keepdims=True)
+
+
+def _softmax_cases(rng):
+    return [((uniform(rng, s),), {"axis": a})
+            for s, a in (((5,), -1), ((3, 4), -1), ((3, 4), 0), ((2, 3, 4), 1))]
+
+
+SOFTMAX = tensor_op(
+    "softmax", "softmax", _softmax_forward, (_softmax_grad,),
+    "∂yᵢ/∂xⱼ = yᵢ·(δᵢⱼ − yⱼ)", _softmax_cases,
+    label=lambda a: f"softmax(axis={a.get('axis', -1)})", float_only=True,
+)
+LOG_SOFTMAX = tensor_op(
+    "log_softmax", "log_softmax", _log_softmax_forward, (_log_softmax_grad,),
+    "∂yᵢ/∂xⱼ = δᵢⱼ − softmax(x)ⱼ", _softmax_cases,
+    label=lambda a: f"log_softmax(axis={a.get('axis', -1)})", float_only=True,
+)

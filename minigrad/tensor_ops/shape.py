@@ -1,0 +1,152 @@
+"""Shape ops: they move or copy numbers around without changing them.
+
+Their backward moves the gradient back the same way: reshape it to the
+input's shape, apply the inverse permutation, slice it apart (``cat``), pick
+one slice (``stack``), or crop the padding (``pad``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._base import PerSlot, nd, tensor_op, uniform
+
+
+def _shape_of(g, in_shapes=None, **_):
+    return g.reshape(in_shapes[0])
+
+
+RESHAPE = tensor_op(
+    "reshape", "reshape", lambda x, shape: (x.reshape(shape), ()), (_shape_of,),
+    "∂/∂x: reshape the gradient back to x's shape",
+    lambda rng: [((uniform(rng, (2, 6)),), {"shape": (3, 4)}),
+                 ((uniform(rng, (2, 3, 4)),), {"shape": (4, -1)}),
+                 ((uniform(rng, ()),), {"shape": (1, 1)}),
+                 ((uniform(rng, (1,)),), {"shape": ()})],
+    label=lambda a: f"reshape{tuple(a['shape'])}",
+)
+
+
+def _transpose_grad(g, axes=None, **_):
+    if axes is None:
+        return g.transpose()
+    return g.transpose(np.argsort(axes))
+
+
+TRANSPOSE = tensor_op(
+    "transpose", "ᵀ", lambda x, axes=None: (x.transpose(axes), ()), (_transpose_grad,),
+    "∂/∂x: apply the inverse permutation to the gradient",
+    lambda rng: [((uniform(rng, (3, 4)),), {"axes": None}),
+                 ((uniform(rng, (2, 3, 4)),), {"axes": (1, 2, 0)}),
+                 ((uniform(rng, (2, 3, 4)),), {"axes": None})],
+    label=lambda a: "ᵀ" if a.get("axes") is None else f"permute{tuple(a['axes'])}",
+)
+
+
+SQUEEZE = tensor_op(
+    "squeeze", "squeeze", lambda x, axis=None: (np.squeeze(x, axis), ()), (_shape_of,),
+    "∂/∂x: reshape the gradient back (size-1 axes return)",
+    lambda rng: [((uniform(rng, (3, 1, 4)),), {"axis": 1}),
+                 ((uniform(rng, (1, 3, 1)),), {"axis": None}),
+                 ((uniform(rng, (1, 3, 1)),), {"axis": (0, -1)})],
+    label=lambda a: "squeeze" if a.get("axis") is None else f"squeeze({a['axis']})",
+)
+UNSQUEEZE = tensor_op(
+    "unsqueeze", "unsqueeze", lambda x, axis: (np.expand_dims(x, axis), ()), (_shape_of,),
+    "∂/∂x: reshape the gradient back (drop the new axis)",
+    lambda rng: [((uniform(rng, (3, 4)),), {"axis": 0}),
+                 ((uniform(rng, (3, 4)),), {"axis": -1}),
+                 ((uniform(rng, ()),), {"axis": 0})],
+    label=lambda a: f"unsqueeze({a['axis']})",
+)
+EXPAND = tensor_op(
+    "expand", "expand", lambda x, shape: (np.broadcast_to(x, shape), ()),
+    (lambda g, **_: g,),
+    "∂/∂x = Σ of the gradient over the copies (the engine's unbroadcast)",
+    lambda rng: [((uniform(rng, (3, 1)),), {"shape": (3, 4)}),
+                 ((uniform(rng, (4,)),), {"shape": (2, 3, 4)}),
+                 ((uniform(rng, ()),), {"shape": (2, 2)})],
+    label=lambda a: f"expand{tuple(a['shape'])}",
+)
+FLATTEN = tensor_op(
+    "flatten", "flatten", lambda x, shape: (x.reshape(shape), ()), (_shape_of,),
+    "∂/∂x: reshape the gradient back to x's shape",
+    lambda rng: [((uniform(rng, (2, 3, 4)),), {"shape": (2, 12)}),
+                 ((uniform(rng, (2, 3)),), {"shape": (6,)})],
+)
+
+
+def _cat_forward(*xs, axis=0):
+    return np.concatenate(xs, axis=axis), ()
+
+
+def _cat_rule(slot):
+    def rule(g, axis=0, in_shapes=None, **_):
+        ax = axis % g.ndim
+        start = sum(s[ax] for s in in_shapes[:slot])
+        index = (slice(None),) * ax + (slice(start, start + in_shapes[slot][ax]),)
+        return g[index]
+
+    rule.__name__ = f"cat_grad_{slot}"
+    return rule
+
+
+CAT = tensor_op(
+    "cat", "cat", _cat_forward, PerSlot(_cat_rule),
+    "∂/∂xₖ = the gradient's slice where xₖ was placed",
+    lambda rng: [((uniform(rng, (2, 3)), uniform(rng, (4, 3))), {"axis": 0}),
+                 ((uniform(rng, (2, 3)), uniform(rng, (2, 1)), uniform(rng, (2, 2))),
+                  {"axis": -1}),
+                 ((uniform(rng, (3,)),), {"axis": 0})],
+    label=lambda a: f"cat(axis={a.get('axis', 0)})", promote=True, variadic=True,
+)
+
+
+def _stack_forward(*xs, axis=0):
+    return np.stack(xs, axis=axis), ()
+
+
+def _stack_rule(slot):
+    def rule(g, axis=0, **_):
+        return nd(np.take(g, slot, axis=axis))
+
+    rule.__name__ = f"stack_grad_{slot}"
+    return rule
+
+
+STACK = tensor_op(
+    "stack", "stack", _stack_forward, PerSlot(_stack_rule),
+    "∂/∂xₖ = the gradient's k-th slice along the new axis",
+    lambda rng: [((uniform(rng, (2, 3)), uniform(rng, (2, 3))), {"axis": 0}),
+                 ((uniform(rng, (3,)), uniform(rng, (3,)), uniform(rng, (3,))), {"axis": -1}),
+                 ((uniform(rng, ()), uniform(rng, ())), {"axis": 0})],
+    label=lambda a: f"stack(axis={a.get('axis', 0)})", promote=True, variadic=True,
+)
+
+
+def _pad_forward(x, pad_width, value=0.0):
+    return np.pad(x, pad_width, mode="constant", constant_values=value), ()
+
+
+def _pad_grad(g, pad_width, in_shapes=None, **_):
+    index = tuple(slice(before, before + n) for (before, _after), n in zip(pad_width, in_shapes[0]))
+    return g[index]
+
+
+PAD = tensor_op(
+    "pad", "pad", _pad_forward, (_pad_grad,),
+    "∂/∂x = the gradient with the padding cropped off",
+    lambda rng: [((uniform(rng, (2, 3)),), {"pad_width": ((1, 0), (2, 1))}),
+                 ((uniform(rng, (1, 2, 3, 3)),), {"pad_width": ((0, 0), (0, 0), (1, 1), (1, 1)),
+                                                  "value": 0.5})],
+    label=lambda a: "pad",
+)
+
+
+CAST = tensor_op(
+    "cast", "cast", lambda x, dtype: (x.astype(dtype), ()),
+    (lambda g, in_dtypes=None, **_: g.astype(in_dtypes[0], copy=False),),
+    "∂/∂x = 1 (the gradient is cast back to x's dtype)",
+    lambda rng: [((uniform(rng, (2, 3)),), {"dtype": np.dtype(np.float64)})],
+    label=lambda a: f"→{a['dtype']}",
+)
