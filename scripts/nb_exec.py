@@ -1,0 +1,66 @@
+"""Re-execute lessons in place and clean them for committing (``make nb-exec``).
+
+Each notebook runs top to bottom in a fresh ``python3`` kernel from the current
+environment, with the notebook's folder as working directory.  Outputs and
+execution counts are kept (strict nbval compares against them); widget state,
+per-cell execution timings and other volatile metadata are dropped so that a
+re-run of an unchanged lesson gives an unchanged file.
+
+    python scripts/nb_exec.py notebooks/01_*.ipynb [--timeout 300]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+import nbformat
+from nbclient import NotebookClient
+
+KEEP_NB_METADATA = ("kernelspec", "language_info")
+
+
+def clean(nb) -> None:
+    nb.metadata = {k: v for k, v in nb.metadata.items() if k in KEEP_NB_METADATA}
+    nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
+    nb.metadata.get("language_info", {}).pop("version", None)
+    for cell in nb.cells:
+        cell.metadata.pop("execution", None)
+        cell.metadata.pop("collapsed", None)
+        cell.metadata.pop("scrolled", None)
+        if "id" in cell:
+            del cell["id"]
+    nb.nbformat, nb.nbformat_minor = 4, 4
+
+
+def run(path: str, timeout: int) -> float:
+    nb = nbformat.read(path, as_version=4)
+    start = time.perf_counter()
+    client = NotebookClient(
+        nb,
+        timeout=timeout,
+        kernel_name="python3",
+        resources={"metadata": {"path": os.path.dirname(os.path.abspath(path))}},
+    )
+    client.execute()
+    clean(nb)
+    nbformat.write(nb, path)
+    return time.perf_counter() - start
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("notebooks", nargs="+")
+    ap.add_argument("--timeout", type=int, default=300)
+    args = ap.parse_args()
+    os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+    for path in args.notebooks:
+        seconds = run(path, args.timeout)
+        print(f"executed {path} in {seconds:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
