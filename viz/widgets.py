@@ -1,0 +1,86 @@
+"""ipywidgets glue for the stepper: controls in, HTML out, nothing else.
+
+Everything a step means lives in the plain ``StepperState``; these widgets
+only move its cursor and show the result.  The graph is inline SVG inside a
+``widgets.HTML`` (in the DOM, so CSS classes reach node ids; an ``Output``
+widget or ``interact`` would break strict nbval).  Play is ipywidgets' ``Play``
+linked to the slider with ``widgets.link`` (``jslink`` would not update the
+Python side, so the graph would not follow).
+"""
+
+from __future__ import annotations
+
+from .player import SPEEDS, css, panel_html
+
+__all__ = ["StepperWidget"]
+
+
+class StepperWidget:
+    """The controls and views of one ``Stepper``; ``box`` is what gets displayed.
+
+    Attributes a test (or a curious student) can drive: ``play``, ``slider``,
+    ``speed``, ``first_button``, ``prev_button``, ``next_button``,
+    ``last_button``; and read: ``graph``, ``panel``, ``counter``.
+    """
+
+    def __init__(self, stepper):
+        import ipywidgets as w
+
+        self.stepper = stepper
+        state = stepper.state
+        n = len(state)
+        self.style = w.HTML(f"<style>{css()}</style>")
+        self.play = w.Play(value=state.step, min=0, max=n - 1, step=1,
+                           interval=dict(SPEEDS)[stepper.speed], description="Play",
+                           show_repeat=False)
+        self.slider = w.IntSlider(value=state.step, min=0, max=n - 1, step=1,
+                                  description="step", readout=False, continuous_update=True,
+                                  layout=w.Layout(flex="1 1 auto", min_width="160px"))
+        self.link = w.link((self.play, "value"), (self.slider, "value"))
+        self.speed = w.Dropdown(options=list(SPEEDS), value=dict(SPEEDS)[stepper.speed],
+                                description="speed", layout=w.Layout(width="170px"))
+        self.speed.observe(self._on_speed, names="value")
+
+        def button(text, tip, action):
+            b = w.Button(description=text, tooltip=tip, layout=w.Layout(width="auto"))
+            b.on_click(lambda _b: action())
+            return b
+
+        self.first_button = button("« Start", "Jump to the start", state.first)
+        self.prev_button = button("◀ Prev", "Previous step", state.prev)
+        self.next_button = button("Next ▶", "Next step", state.next)
+        self.last_button = button("End »", "Jump to the end", state.last)
+        self.counter = w.Label()
+        self.graph = w.HTML()
+        self.panel = w.HTML()
+        controls = w.HBox(
+            [self.first_button, self.prev_button, self.play, self.next_button,
+             self.last_button, self.slider, self.counter, self.speed],
+            layout=w.Layout(flex_flow="row wrap", align_items="center"),
+        )
+        self.box = w.VBox([self.style, controls, self.graph, self.panel])
+        self.box.add_class("mg-stepper-widget")
+        self.slider.observe(self._on_slider, names="value")
+        state.observe(self._on_step)
+        self._show(state.step)
+
+    def _on_slider(self, change) -> None:
+        self.stepper.state.goto(change["new"])
+
+    def _on_step(self, i: int) -> None:
+        if self.slider.value != i:
+            self.slider.value = i  # the Play widget follows through the link
+        self._show(i)
+
+    def _on_speed(self, change) -> None:
+        self.play.interval = int(change["new"])
+
+    def _show(self, i: int) -> None:
+        st = self.stepper
+        self.graph.value = st.graph_html(i)
+        f = st.frames[i]
+        self.panel.value = f'<div class="mg-stepper">{panel_html(f.title, f.text)}</div>'
+        self.counter.value = f"step {i + 1} / {len(st.frames)}"
+
+    def __repr__(self) -> str:
+        return f"<StepperWidget for {self.stepper!r}>"
