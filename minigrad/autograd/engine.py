@@ -258,7 +258,7 @@ def _accumulate_array(parent, local, g, owned, pending) -> None:
         elif key in owned:
             current += local
         else:
-            parent.grad = current + local
+            parent.grad = np.asarray(current + local)  # 0-d + 0-d gives a numpy scalar
             owned.add(key)
         return
     current = pending.get(key)
@@ -267,5 +267,5 @@ def _accumulate_array(parent, local, g, owned, pending) -> None:
     elif key in owned:
         current += local
     else:
-        pending[key] = current + local
+        pending[key] = np.asarray(current + local)  # 0-d + 0-d gives a numpy scalar
         owned.add(key)
