@@ -18,6 +18,8 @@ from .autograd import (
     set_grad_enabled,
     topological_order,
 )
+from .function import Function
+from .memory import GraphMemory, graph_memory
 from .tensor import (
     Tensor,
     arange,
@@ -39,8 +41,9 @@ from .value import Value
 __version__ = "0.1.0"
 
 __all__ = [
-    "AnomalyError", "GradcheckError", "GraphReleasedError", "Tape", "Tensor", "Value",
-    "arange", "cat", "detect_anomaly", "enable_grad", "full", "gradcheck", "is_grad_enabled",
-    "manual_seed", "no_grad", "ones", "ones_like", "rand", "randn", "record",
-    "set_grad_enabled", "stack", "tensor", "topological_order", "where", "zeros", "zeros_like",
+    "AnomalyError", "Function", "GradcheckError", "GraphMemory", "GraphReleasedError", "Tape",
+    "Tensor", "Value", "arange", "cat", "detect_anomaly", "enable_grad", "full", "gradcheck",
+    "graph_memory", "is_grad_enabled", "manual_seed", "no_grad", "ones", "ones_like", "rand",
+    "randn", "record", "set_grad_enabled", "stack", "tensor", "topological_order", "where",
+    "zeros", "zeros_like",
 ]

@@ -695,8 +695,7 @@ def _binary(op, a, b) -> Tensor:
         node.op = op
         node.parents = (a, b)
         node.saved = saved
-        node.attrs = {"in_shapes": (ad.shape, bd.shape), "in_dtypes": (a.data.dtype, b.data.dtype),
-                      "out_shape": out.shape, "out_dtype": out.dtype}
+        node.attrs = None
     else:
         node.requires_grad = False
         node.op = None
@@ -726,8 +725,7 @@ def _unary(op, x) -> Tensor:
         node.op = op
         node.parents = (x,)
         node.saved = saved
-        node.attrs = {"in_shapes": (xd.shape,), "in_dtypes": (x.data.dtype,),
-                      "out_shape": out.shape, "out_dtype": out.dtype}
+        node.attrs = None
     else:
         node.requires_grad = False
         node.op = None
@@ -824,7 +822,8 @@ def _make(arr, requires_grad, name) -> Tensor:
 def tensor(data, requires_grad: bool = False, dtype=None, name: str | None = None) -> Tensor:
     """A new tensor holding a *copy* of ``data`` (Python floats become float32)."""
     arr = to_array(data, dtype)
-    if isinstance(data, (ndarray, Tensor)) and arr is getattr(data, "data", data):
+    source = data.data if isinstance(data, Tensor) else data
+    if arr is source or (isinstance(source, ndarray) and np.shares_memory(arr, source)):
         arr = arr.copy()
     return Tensor(arr, requires_grad=requires_grad, name=name)
 

@@ -152,8 +152,9 @@ def _logsumexp_forward(x, axis=None, keepdims=False):
     m = np.where(np.isfinite(m), m, 0)
     e = np.exp(x - m)
     s = e.sum(axis=axis, keepdims=True)
-    out_keep = np.log(s) + m
-    p = e / s  # softmax: the gradient of logsumexp
+    with np.errstate(divide="ignore", invalid="ignore"):  # an all −inf slice: log 0 = −inf
+        out_keep = np.log(s) + m
+        p = e / s  # softmax: the gradient of logsumexp
     out = out_keep if keepdims else out_keep.reshape(reduced_shape(x.shape, axis))
     return nd(out), (p,)
 

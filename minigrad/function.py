@@ -1,0 +1,244 @@
+"""Custom ops: subclass ``Function`` with a forward and a backward.
+
+The PyTorch pattern, on the same graph record as every built-in op::
+
+    class Cube(minigrad.Function):
+        '''∂(x³)/∂x = 3x²'''
+
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x.data ** 3
+
+        @staticmethod
+        def backward(ctx, grad_out):
+            (x,) = ctx.saved_tensors
+            return grad_out * 3 * x * x
+
+    y = Cube.apply(t)
+
+``forward`` receives the inputs as given (Tensors, or Values) and runs with
+grad mode off; it may return a Tensor, a numpy array or a number.
+``backward`` receives the upstream gradient (a Tensor, or a float for
+Values) and returns one gradient per ``forward`` input: ``None`` for an input
+that needs none (check ``ctx.needs_input_grad``).  A gradient in a broadcast
+shape is summed down to its input's shape by the engine.
+
+Each subclass gets one ``Op`` (name and symbol = the class name, formula = the
+docstring's first line or a ``formula`` class attribute), so renderers, trace
+recorders and the step-through widgets show custom ops with no extra code.
+Custom ops are not put in the global registry: the registry-wide gradient
+test covers the built-in ops only; check yours with ``minigrad.gradcheck``.
+
+Memory: ``save_for_backward`` data lives in the node's ``saved`` and is
+released after backward; other attributes you set on ``ctx`` live as long as
+the graph does, so keep large arrays in ``save_for_backward``.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .autograd.grad_mode import no_grad
+from .autograd.node import Node, announce, next_id
+from .autograd.registry import Op
+from .autograd.state import HOOKS, grad_enabled
+from .tensor import Tensor, _leaf, _node
+from .tensor_ops import PerSlot
+from .value import Value
+
+__all__ = ["Function", "FunctionCtx"]
+
+
+class FunctionCtx:
+    """What a ``Function`` keeps between its forward and backward."""
+
+    def __init__(self, fn_name: str, needs_input_grad: tuple):
+        self._fn = fn_name
+        self.needs_input_grad = needs_input_grad
+        self._to_save = ()
+        self._saved = None  # set while backward runs
+        self._kinds = ()
+        self._cache = None
+
+    def save_for_backward(self, *values) -> None:
+        """Keep tensors (or arrays, numbers, None) for backward; read them via ``saved_tensors``."""
+        self._to_save = values
+
+    @property
+    def saved_tensors(self) -> tuple:
+        if self._saved is None:
+            return self._to_save  # still inside forward
+        out = []
+        for kind, v in zip(self._kinds, self._saved):
+            if kind == "tensor":
+                out.append(_leaf(v))
+            elif kind == "value":
+                out.append(Value(v, requires_grad=False))
+            else:
+                out.append(v)
+        return tuple(out)
+
+    def __repr__(self) -> str:
+        return f"<{self._fn} ctx>"
+
+
+def _saved_entry(v):
+    """(kind, raw data) for a value passed to save_for_backward."""
+    if isinstance(v, Tensor):
+        return "tensor", v.data
+    if isinstance(v, Value):
+        return "value", v.data
+    return "raw", v
+
+
+class Function:
+    """Base class of user-defined differentiable ops (see the module doc)."""
+
+    formula: str | None = None
+    symbol: str | None = None
+    _op: Op | None = None
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        doc = (cls.__doc__ or "").strip()
+        formula = cls.formula or (doc.splitlines()[0].strip() if doc else "custom backward")
+        name = cls.__name__
+
+        def forward(*xs, **attrs):
+            raise TypeError(f"{name} is a custom Function: call {name}.apply(...)")
+
+        cls._op = Op(name, cls.symbol or name, forward, PerSlot(lambda slot: _rule(cls, slot)),
+                     formula, engine="custom", doc=doc, extra={"function": True, "cls": cls})
+
+    @staticmethod
+    def forward(ctx, *inputs):
+        raise NotImplementedError("a Function subclass must define forward(ctx, *inputs)")
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        raise NotImplementedError("a Function subclass must define backward(ctx, grad_out)")
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        """Run ``forward`` and record one graph node whose op is this class's ``Op``."""
+        if cls._op is None:
+            raise TypeError("call apply() on a subclass of Function, not on Function itself")
+        nodes = [a for a in args if isinstance(a, Node)]
+        if not nodes:
+            raise TypeError(f"{cls.__name__}.apply: give at least one Tensor or Value input")
+        scalar = isinstance(nodes[0], Value)
+        if any(isinstance(n, Value) != scalar for n in nodes):
+            raise TypeError(f"{cls.__name__}.apply: inputs mix Tensors and Values; "
+                            "the scalar and tensor engines do not mix")
+        recording = grad_enabled()
+        needs = tuple(isinstance(a, Node) and a.requires_grad and recording for a in args)
+        ctx = FunctionCtx(cls.__name__, needs)
+        with no_grad():
+            out = cls.forward(ctx, *args, **kwargs)
+        out = _output_data(cls, out, scalar, nodes)
+        entries = [_saved_entry(v) for v in ctx._to_save]
+        ctx._to_save = ()  # the node's ``saved`` owns them now (released after backward)
+        ctx._kinds = tuple(k for k, _ in entries)
+        saved = tuple(v for _, v in entries)
+        # parent slot -> position in args, so backward's results can be routed
+        ctx._positions = tuple(i for i, a in enumerate(args) if isinstance(a, Node))
+        ctx._nargs = len(args)
+        ctx._last = max((s for s, i in enumerate(ctx._positions) if needs[i]), default=-1)
+        parents = tuple(nodes)
+        if scalar:
+            return _value_node(cls._op, out, parents, saved + (ctx,), any(needs))
+        return _node(cls._op, out, parents, saved, {"ctx": ctx})
+
+
+def _output_data(cls, out, scalar, nodes):
+    name = cls.__name__
+    if scalar:
+        if isinstance(out, Value):
+            return out.data
+        if isinstance(out, numbers.Real) and not isinstance(out, bool):
+            return float(out)
+        raise TypeError(f"{name}.forward must return a Value or a number for Value inputs, "
+                        f"got {type(out).__name__}")
+    if isinstance(out, Tensor):
+        return out.data
+    if isinstance(out, np.ndarray):
+        return out
+    if isinstance(out, (numbers.Real, np.generic)) and not isinstance(out, bool):
+        like = next((n.data.dtype for n in nodes if n.data.dtype.kind == "f"), np.float32)
+        return np.asarray(out, dtype=like)
+    raise TypeError(f"{name}.forward must return a Tensor, an array or a number, "
+                    f"got {type(out).__name__}")
+
+
+def _value_node(op, out, parents, saved, requires):
+    node = object.__new__(Value)
+    node.data = out
+    node.grad = None
+    if requires:
+        node.requires_grad, node.op, node.parents, node.saved = True, op, parents, saved
+    else:
+        node.requires_grad, node.op, node.parents, node.saved = False, None, (), ()
+    node.attrs = None
+    node.id = next_id()
+    node.label = None
+    node.trace = None
+    if HOOKS[0]:
+        announce(node)
+    return node
+
+
+def _rule(cls, slot):
+    """The gradient rule for parent ``slot`` of ``cls``'s nodes: runs ``backward`` once per pass."""
+
+    def rule(g, *saved, ctx=None, **_):
+        if ctx is None:  # Value nodes keep ctx last in saved (the scalar engine passes no attrs)
+            ctx, saved = saved[-1], saved[:-1]
+        cache = ctx._cache
+        if cache is None or cache[0] is not g:
+            cache = ctx._cache = (g, _run_backward(cls, ctx, g, saved))
+        grads = cache[1]
+        if slot >= ctx._last:
+            ctx._cache = None  # the last input that needs a gradient has taken it
+        return grads[slot]
+
+    rule.__name__ = f"{cls.__name__}_grad_{slot}"
+    return rule
+
+
+def _run_backward(cls, ctx, g, saved):
+    name = cls.__name__
+    scalar = not isinstance(g, np.ndarray)
+    ctx._saved = saved
+    try:
+        with no_grad():
+            result = cls.backward(ctx, g if scalar else _leaf(g))
+    finally:
+        ctx._saved = None
+    if not isinstance(result, tuple):
+        result = (result,)
+    positions = ctx._positions
+    if len(result) == ctx._nargs:
+        per_parent = [result[i] for i in positions]
+    elif len(result) == len(positions):
+        per_parent = list(result)
+    else:
+        raise ValueError(f"{name}.backward returned {len(result)} gradients, but forward took "
+                         f"{ctx._nargs} inputs ({len(positions)} of them tensors)")
+    out = []
+    for slot, gr in enumerate(per_parent):
+        if gr is None:
+            if ctx.needs_input_grad[positions[slot]]:
+                raise ValueError(f"{name}.backward returned None for input {positions[slot]}, "
+                                 "which needs a gradient")
+            out.append(None)
+            continue
+        if isinstance(gr, Node):
+            gr = gr.data
+        if scalar:
+            out.append(float(gr))
+        else:
+            out.append(np.asarray(gr))
+    return out
