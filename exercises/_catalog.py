@@ -1,0 +1,71 @@
+"""The table of exercises: one row each, in lesson order.
+
+Each exercise is three files with the same name: the stub a student edits
+(``exercises/<module>.py``), the reference solution
+(``exercises/solutions/<module>.py``) and the checks
+(``exercises/checks/<module>.py``, one ``check_<task>`` per task).  A *task*
+is one function or class the student writes; it is checked, and reported,
+on its own, so a half-done exercise shows which half works.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["Exercise", "EXERCISES", "find"]
+
+
+@dataclass(frozen=True)
+class Exercise:
+    id: str  # "ex04": what -k and check() accept
+    module: str  # "ex04_exp_pow": the file name in exercises/, solutions/ and checks/
+    lesson: int  # the notebook lesson it practises (1-10)
+    title: str
+    tasks: tuple[str, ...]  # the names the student writes, in the order they are checked
+
+    def __str__(self) -> str:
+        return f"{self.id} {self.title} (lesson {self.lesson})"
+
+
+EXERCISES: tuple[Exercise, ...] = (
+    Exercise("ex02", "ex02_mul_backward", 2, "the backward rule of mul", ("mul_backward",)),
+    Exercise("ex03", "ex03_tanh", 2, "tanh, forward and backward", ("tanh", "tanh_backward")),
+    Exercise("ex04", "ex04_exp_pow", 2, "the backward rules of exp and pow",
+             ("exp_backward", "pow_backward")),
+    Exercise("ex05", "ex05_topological_order", 2, "a topological sort without recursion",
+             ("topological_order",)),
+    Exercise("ex06", "ex06_backward", 2, "the backward pass: a chain-rule loop", ("backward",)),
+    Exercise("ex07", "ex07_fix_accumulation", 3, "fix an engine that forgets to accumulate",
+             ("grad",)),
+    Exercise("ex08", "ex08_zero_grad", 3, "zero_grad, and accumulating on purpose",
+             ("gradient_descent", "accumulate_gradients")),
+    Exercise("ex09", "ex09_tape", 4, "an engine as an append-only tape", ("Tape",)),
+    Exercise("ex10", "ex10_unbroadcast", 5, "unbroadcast: the backward of broadcasting",
+             ("unbroadcast",)),
+    Exercise("ex11", "ex11_matmul_backward", 5, "the backward rule of matmul",
+             ("matmul_backward", "batched_matmul_backward")),
+    Exercise("ex14", "ex14_gradcheck", 8, "a gradient check by central differences",
+             ("numerical_gradient", "gradcheck")),
+    Exercise("ex15", "ex15_softmax_cross_entropy", 9, "the softmax cross-entropy gradient",
+             ("cross_entropy", "cross_entropy_backward")),
+    Exercise("ex16", "ex16_conv2d", 10, "conv2d as im2col + one matmul", ("im2col", "conv2d")),
+)
+
+_BY_ID = {e.id: e for e in EXERCISES}
+_BY_MODULE = {e.module: e for e in EXERCISES}
+
+
+def find(exercise) -> Exercise:
+    """Accept ``"ex04"``, ``"ex04_exp_pow"``, ``4`` or an ``Exercise``."""
+    if isinstance(exercise, Exercise):
+        return exercise
+    if isinstance(exercise, int) and not isinstance(exercise, bool):
+        exercise = f"ex{exercise:02d}"
+    if isinstance(exercise, str):
+        key = exercise.strip().removesuffix(".py").split("/")[-1]
+        if key in _BY_ID:
+            return _BY_ID[key]
+        if key in _BY_MODULE:
+            return _BY_MODULE[key]
+    known = ", ".join(e.id for e in EXERCISES)
+    raise KeyError(f"no exercise {exercise!r}; known: {known}")

@@ -1,0 +1,158 @@
+"""Running checks: find the student's code (or the reference solution), run each
+task's check, and sort the result into passed / failed / not attempted / error.
+
+Both front ends use this: the pytest plugin in ``conftest.py`` and
+``exercises.check(...)`` for notebook cells.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import sys
+import traceback
+from dataclasses import dataclass
+
+from ._catalog import Exercise, find
+from .checks._support import ExerciseFailure
+
+__all__ = ["Outcome", "load", "checker", "untouched", "run_task", "run", "check", "report"]
+
+PASSED, FAILED, NOT_ATTEMPTED, ERROR = "passed", "failed", "not attempted", "error"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    exercise: Exercise
+    task: str
+    status: str  # PASSED, FAILED, NOT_ATTEMPTED or ERROR
+    message: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status == PASSED
+
+
+def load(exercise, solutions: bool = False, reload: bool = False):
+    """The module with the student's stub (or, with ``solutions``, the reference)."""
+    ex = find(exercise)
+    name = f"exercises.{'solutions.' if solutions else ''}{ex.module}"
+    if reload and name in sys.modules:
+        return importlib.reload(sys.modules[name])
+    return importlib.import_module(name)
+
+
+def checker(exercise, task: str):
+    """The function that checks one task: ``checks/<module>.py::check_<task>``."""
+    ex = find(exercise)
+    module = importlib.import_module(f"exercises.checks.{ex.module}")
+    return getattr(module, f"check_{task}")
+
+
+def _own_code(obj) -> set:
+    """Code objects that belong to a task: the function's, or every method's of a class."""
+    if inspect.isclass(obj):
+        codes = set()
+        for value in vars(obj).values():
+            fn = getattr(value, "__func__", value)  # staticmethod / classmethod
+            if isinstance(fn, property):
+                fn = fn.fget
+            code = getattr(fn, "__code__", None)
+            if code is not None:
+                codes.add(code)
+        return codes
+    code = getattr(obj, "__code__", None)
+    return {code} if code is not None else set()
+
+
+def untouched(exc: BaseException, obj) -> bool:
+    """True when ``NotImplementedError`` came straight from the task's own body (a stub)."""
+    if not isinstance(exc, NotImplementedError) or exc.__traceback__ is None:
+        return False
+    *_, (frame, _) = traceback.walk_tb(exc.__traceback__)
+    return frame.f_code in _own_code(obj)
+
+
+def run_task(exercise, task: str, obj, *, solutions: bool = False) -> Outcome:
+    """Check one task's implementation ``obj``."""
+    ex = find(exercise)
+    try:
+        checker(ex, task)(obj)
+    except ExerciseFailure as exc:
+        return Outcome(ex, task, FAILED, str(exc))
+    except NotImplementedError as exc:
+        if untouched(exc, obj) and not solutions:
+            return Outcome(ex, task, NOT_ATTEMPTED, "it still raises NotImplementedError")
+        return Outcome(ex, task, ERROR, _format_error(exc))
+    except Exception as exc:
+        return Outcome(ex, task, ERROR, _format_error(exc))
+    return Outcome(ex, task, PASSED)
+
+
+def _format_error(exc: BaseException) -> str:
+    lines = traceback.format_exception(type(exc), exc, exc.__traceback__)
+    return "".join(lines).rstrip()
+
+
+def _pick(ex: Exercise, impls: tuple, named: dict) -> dict:
+    chosen = {}
+    for obj in impls:
+        name = getattr(obj, "__name__", None)
+        if name in ex.tasks:
+            chosen[name] = obj
+        elif len(ex.tasks) == 1:
+            chosen[ex.tasks[0]] = obj
+        else:
+            raise TypeError(
+                f"{ex.id}: cannot tell which task {name or obj!r} is for; pass it by name, "
+                f"e.g. check({ex.id!r}, {ex.tasks[0]}=...); tasks: {', '.join(ex.tasks)}")
+    for name, obj in named.items():
+        if name not in ex.tasks:
+            raise TypeError(f"{ex.id} has no task {name!r}; tasks: {', '.join(ex.tasks)}")
+        chosen[name] = obj
+    return chosen
+
+
+def run(exercise, *impls, solutions: bool = False, **named) -> list[Outcome]:
+    """Check an exercise and return one ``Outcome`` per task.
+
+    With no implementations given, checks the file ``exercises/<module>.py``
+    (reloaded, so edits are seen) or, with ``solutions=True``, the reference.
+    Implementations passed in (positionally, matched by ``__name__``, or by
+    task name) are checked alone.
+    """
+    ex = find(exercise)
+    chosen = _pick(ex, impls, named)
+    if not chosen:
+        module = load(ex, solutions=solutions, reload=True)
+        chosen = {task: getattr(module, task) for task in ex.tasks}
+    return [run_task(ex, task, obj, solutions=solutions) for task, obj in chosen.items()]
+
+
+_MARKS = {PASSED: "✓", FAILED: "✗", NOT_ATTEMPTED: "·", ERROR: "✗"}
+
+
+def report(outcomes: list[Outcome]) -> str:
+    """The text ``check`` prints: a heading, then one line (plus details) per task."""
+    lines = [str(outcomes[0].exercise)] if outcomes else []
+    for o in outcomes:
+        status = "not attempted yet" if o.status == NOT_ATTEMPTED else o.status
+        line = f"  {_MARKS[o.status]} {o.task}: {status}"
+        if o.status == NOT_ATTEMPTED:
+            line += f" ({o.message})"
+        lines.append(line)
+        if o.status in (FAILED, ERROR):
+            lines.extend("      " + text for text in o.message.splitlines())
+    return "\n".join(lines)
+
+
+def check(exercise, *impls, solutions: bool = False, **named) -> None:
+    """Check an exercise from a notebook cell or a script and print the result.
+
+    Raises ``ExerciseFailure`` when a task fails, so a failing cell shows red.
+    """
+    outcomes = run(exercise, *impls, solutions=solutions, **named)
+    print(report(outcomes))
+    bad = [o.task for o in outcomes if o.status in (FAILED, ERROR)]
+    if bad:
+        raise ExerciseFailure(f"{find(exercise).id}: {', '.join(bad)} not right yet (see above)")

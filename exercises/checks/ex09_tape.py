@@ -1,0 +1,141 @@
+"""Checks for exercise 09: values and gradients against minigrad on random programs,
+gradients from a middle instruction, repeated calls, and the exact listing."""
+
+import math
+
+import numpy as np
+
+from minigrad import Value
+from minigrad.autograd import graph
+
+from ._support import call, close, fail, fmt
+
+EXAMPLE_STEPS = [("input", (2.0,)), ("input", (-3.0,)), ("mul", (0, 1)), ("add", (2, 0)),
+                 ("tanh", (3,))]
+EXAMPLE = "v0 = input 2.0\nv1 = input -3.0\nv2 = mul v0 v1\nv3 = add v2 v0\nv4 = tanh v3"
+
+
+def _program(seed, n_inputs=3, n_ops=22):
+    """A random program as (op, args) pairs with reuse, including mul(i, i); a product
+    bigger than 3 is followed by a tanh, so values stay small."""
+    rng = np.random.default_rng(seed)
+    prog = [("input", (float(np.round(rng.uniform(-1.5, 1.5), 3)),)) for _ in range(n_inputs)]
+    values = [args[0] for _, args in prog]
+    for _ in range(n_ops):
+        k = len(prog)
+        op = ("add", "mul", "tanh", "mul")[int(rng.integers(4))]
+        i = int(rng.integers(max(0, k - 4), k))
+        j = i if rng.random() < 0.2 else int(rng.integers(k))
+        if op == "tanh":
+            prog.append((op, (i,)))
+            values.append(math.tanh(values[i]))
+            continue
+        prog.append((op, (i, j)))
+        values.append(values[i] + values[j] if op == "add" else values[i] * values[j])
+        if abs(values[-1]) > 3:
+            prog.append(("tanh", (k,)))
+            values.append(math.tanh(values[-1]))
+    return prog
+
+
+def _mirror(prog):
+    """The same program on minigrad Values."""
+    vals = []
+    for op, args in prog:
+        if op == "input":
+            vals.append(Value(args[0]))
+        elif op == "add":
+            vals.append(vals[args[0]] + vals[args[1]])
+        elif op == "mul":
+            vals.append(vals[args[0]] * vals[args[1]])
+        else:
+            vals.append(vals[args[0]].tanh())
+    return vals
+
+
+def _reference_grads(vals, out):
+    for v in vals:
+        v.grad = None
+    vals[out].backward(retain_graph=True)
+    deps = graph.ancestors(vals[out])
+    return [v.grad if v.id in deps else 0.0 for v in vals]
+
+
+def _describe(prog, k):
+    op, args = prog[k]
+    return f"v{k} = {op} " + (fmt(args[0]) if op == "input" else " ".join(f"v{i}" for i in args))
+
+
+def _record(Tape, prog, context):
+    tape = call(Tape, "Tape", {}, context=f"{context}: Tape()")
+    for k, (op, args) in enumerate(prog):
+        text = f"tape.{op}({', '.join(fmt(a) for a in args)})"
+        index = call(getattr(tape, op), f"Tape.{op}", dict(enumerate(args)),
+                     context=f"{context}: {text}")
+        if index != k:
+            fail(f"{context}: {text} returned {fmt(index)}, expected {k}, the index of the "
+                 f"instruction it appended")
+    return tape
+
+
+def check_Tape(Tape):
+    example = _record(Tape, EXAMPLE_STEPS, "the example program")
+    for seed in (1, 2, 3):
+        prog = _program(seed)
+        context = f"a random program (seed {seed}, {len(prog)} instructions)"
+        tape = _record(Tape, prog, context)
+        vals = _mirror(prog)
+        for k, v in enumerate(vals):
+            got = call(tape.value, "Tape.value", {"i": k}, context=f"{context}: tape.value({k})")
+            if not close(got, v.data):
+                fail(f"{context}: tape.value({k}) = {fmt(got)}, expected {fmt(v.data)} "
+                     f"({_describe(prog, k)})")
+        for out in (len(prog) - 1, len(prog) // 2):
+            want = _reference_grads(vals, out)
+            for attempt in ("", " (a second call)"):
+                text = f"{context}: tape.gradients({out}){attempt}"
+                got = call(tape.gradients, "Tape.gradients", {"out": out}, context=text)
+                _compare(got, want, prog, out, text, second=bool(attempt))
+    # The exact listing comes last: the arithmetic matters more than the format.
+    text = call(example.listing, "Tape.listing", {}, context="tape.listing()")
+    if text != EXAMPLE:
+        got_lines = text.split("\n") if isinstance(text, str) else [repr(text)]
+        want_lines = EXAMPLE.split("\n")
+        n = max(len(got_lines), len(want_lines))
+        got_lines += ["(no line)"] * (n - len(got_lines))
+        want_lines += ["(no line)"] * (n - len(want_lines))
+        i, g, w = next((i, g, w) for i, (g, w) in enumerate(zip(got_lines, want_lines))
+                       if g != w)
+        fail(f"tape.listing() for the example program differs at line {i + 1}: got {g!r}, "
+             f"expected {w!r}; the whole expected text is:\n{EXAMPLE}",
+             "one line per instruction joined by '\\n', no trailing newline; "
+             "inputs written as repr(float(value))")
+
+
+def _compare(got, want, prog, out, text, second):
+    if not isinstance(got, (list, tuple)) or len(got) != len(want):
+        size = f"{len(got)} items" if isinstance(got, (list, tuple)) else fmt(got)
+        fail(f"{text} should return a list of {len(want)} numbers (one per instruction), "
+             f"got {size}")
+    users = {}
+    for op, args in prog[: out + 1]:
+        if op != "input":
+            for i in args:
+                users[i] = users.get(i, 0) + 1
+    for k in range(len(want) - 1, -1, -1):  # from the output down: the first error is the cause
+        if close(got[k], want[k]):
+            continue
+        if second:
+            hint = "start every call from fresh zeros: the first call's gradients leaked in"
+        elif k > out:
+            hint = f"v{out} cannot depend on v{k}, which comes after it: that gradient is 0.0"
+        elif k == out:
+            hint = "seed d v_out / d v_out = 1.0"
+        elif users.get(k, 0) > 1:
+            hint = (f"v{k} is used {users[k]} times: add (+=) one contribution per use "
+                    f"(mul(i, i) uses v_i twice)")
+        else:
+            hint = ("loop over the instructions from out down to 0, adding each one's local "
+                    "gradients into its inputs")
+        fail(f"{text}: d v{out}/d v{k} = {fmt(got[k])}, expected {fmt(want[k])} "
+             f"({_describe(prog, k)})", hint)
