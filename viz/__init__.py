@@ -1,0 +1,79 @@
+"""viz: see a minigrad computation graph — as a picture, as text, as plots.
+
+>>> import viz
+>>> viz.draw(loss)              # graphviz picture, inline in Jupyter
+>>> viz.print_graph(loss)       # indented text tree
+>>> viz.plot_history(history)   # matplotlib figure
+
+Every renderer reads one ``GraphView`` (``viz.build_view``): nodes with a role
+(param, input, intermediate, output, saved), edges (child, parent, slot) and
+module clusters.  SVG element ids and classes are listed in ``viz.dot``.
+
+Importing ``viz`` is cheap: each name below loads its module on first use,
+and graphviz, matplotlib and ipywidgets are imported only when needed.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+# name -> module that defines it (loaded on first access)
+_LAZY = {
+    # the graph view
+    "build_view": "view",
+    "GraphView": "view",
+    "ViewNode": "view",
+    "ViewEdge": "view",
+    "SavedItem": "view",
+    "Cluster": "view",
+    "ROLES": "view",
+    "node_key": "view",
+    "edge_key": "view",
+    "saved_key": "view",
+    "cluster_key": "view",
+    # graphviz
+    "draw": "graph",
+    "Graph": "graph",
+    "DotNotFoundError": "graph",
+    "GraphTooLargeError": "graph",
+    "dot_available": "graph",
+    "strip_prolog": "graph",
+    "to_dot": "dot",
+    "COLORS": "dot",
+    # text
+    "text": "printer",
+    "print_graph": "printer",
+    # numbers
+    "format_number": "formatting",
+    "format_array": "formatting",
+    "NO_GRAD": "formatting",
+    # plots (matplotlib)
+    "plot_history": "plots",
+    "plot_decision_boundary": "plots",
+    "plot_grad_flow": "plots",
+    # step-through widgets and the HTML player (the stepper's modules; edit freely)
+    "Stepper": "stepper",
+    "step_through": "stepper",
+    "export_html": "player",
+}
+
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'viz' has no attribute {name!r}")
+    try:
+        value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{__name__}.{module}":
+            raise
+        raise AttributeError(f"module 'viz' has no attribute {name!r} (viz.{module} is "
+                             f"missing)") from None
+    globals()[name] = value  # later lookups skip __getattr__
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

@@ -1,0 +1,373 @@
+"""From a ``GraphView`` to DOT text (graphviz's input language).
+
+The DOT text is a pure function of the view and the options: no dict-order
+or memory-address surprises, so the same graph gives the same text run after
+run and tests can compare it.
+
+SVG hooks (what the stepper and your CSS can rely on)
+----------------------------------------------------
+graphviz copies each element's ``id`` and ``class`` into the SVG and puts its
+own word first (``node``, ``edge``, ``cluster``):
+
+====================================  ==============================================
+element                               ``<g id=…>`` and ``class``
+====================================  ==============================================
+graph node                            ``n_<id>``; ``node {leaf|op} {role} {scalar|tensor}``
+                                      plus ``function`` (custom Function) and
+                                      ``highlight`` when highlighted; role is one of
+                                      ``param input intermediate output``
+edge parent → child, input ``slot``   ``e_<child>_<parent>_<slot>``; ``edge data``
+                                      (+ ``collapsed`` next to a module box,
+                                      + ``highlight``)
+saved value ``k`` of node ``id``      ``s_<id>_<k>``, ``node saved``; its edge
+                                      ``se_<id>_<k>``, ``edge saved``;
+                                      released values: ``s_<id>_released``
+module scope (``modules="cluster"``)  ``c_<path>``; ``cluster module``
+module box (``modules="box"``)        ``c_<path>``; ``node module box``
+legend (``legend=True``)              ``legend``; ``node legend``
+====================================  ==============================================
+
+Inside a node's group the text elements read, in order: the op symbol, the
+name, then ``data …`` and ``grad …`` (tensors: shape and dtype before data).
+A grad not computed yet reads ``grad —``.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import NamedTuple
+
+from .formatting import NO_GRAD
+from .view import GraphView
+
+__all__ = ["to_dot", "render_dot", "Dot", "COLORS", "RANKDIRS", "MODULES"]
+
+RANKDIRS = ("LR", "TB", "RL", "BT")
+MODULES = ("cluster", "box", None)
+
+#: (fill, border) per role; "highlight" is the border of highlighted nodes.
+COLORS = {
+    "param": ("#dbeafe", "#2563eb"),
+    "input": ("#f1f5f9", "#94a3b8"),
+    "intermediate": ("#ffffff", "#475569"),
+    "output": ("#dcfce7", "#16a34a"),
+    "saved": ("#ffedd5", "#ea580c"),
+    "module": ("#f8fafc", "#64748b"),
+    "highlight": ("#fee2e2", "#dc2626"),
+}
+
+_FONT = "Helvetica,Arial,sans-serif"
+_ROLE_TITLES = {
+    "param": "parameter (leaf, requires grad)",
+    "input": "input / constant (leaf)",
+    "intermediate": "op result",
+    "output": "output / loss",
+    "saved": "saved for backward",
+}
+
+
+class Dot(NamedTuple):
+    source: str
+    nodes: int  # graph nodes and module boxes drawn (saved values and legend excluded)
+    edges: int  # data edges drawn (saved-value edges excluded)
+
+
+def to_dot(view: GraphView, **options) -> str:
+    """DOT source for ``view``; see ``viz.draw`` for what the options mean."""
+    return render_dot(view, **options).source
+
+
+def render_dot(
+    view: GraphView,
+    *,
+    rankdir: str = "LR",
+    show_attrs: bool = False,
+    modules: str | None = "cluster",
+    depth: int | None = None,
+    highlight=frozenset(),
+    legend: bool = False,
+    edge_labels: bool = False,
+    title: str | None = None,
+) -> Dot:
+    """DOT source for ``view`` and how many nodes and edges it draws."""
+    lines = [
+        "digraph minigrad {",
+        f'  graph [rankdir={rankdir}, fontname="{_FONT}", fontsize=12, nodesep=0.25, '
+        f'ranksep=0.35, bgcolor="white"'
+        + (f", label=<{escape(title)}>, labelloc=t" if title else "")
+        + "];",
+        f'  node [shape=plaintext, margin=0, width=0, height=0, fontname="{_FONT}", '
+        'fontsize=11];',
+        '  edge [color="#475569", arrowsize=0.7];',
+    ]
+    boxes = _boxes(view, depth) if modules == "box" else {}
+    where = {}  # node id -> the key it is drawn as (itself, or its module box)
+    for n in view.nodes:
+        where[n.id] = boxes.get(n.id, n.key)
+
+    # Nodes: grouped by module cluster, each group in creation order.
+    body: dict[tuple, list[str]] = {}
+    for n in view.nodes:
+        if n.id in boxes:
+            continue
+        scope = n.scope if modules == "cluster" else ()
+        out = body.setdefault(scope, [])
+        out.append(_node_line(n, show_attrs, n.id in highlight))
+        if n.saved:
+            for item in n.saved:
+                out.append(_saved_line(item))
+        elif n.saved is None:
+            out.append(_released_line(n))
+    if boxes:
+        body.setdefault((), []).extend(_box_lines(view, boxes, highlight))
+    if modules == "cluster" and view.clusters:
+        lines.extend(_cluster_lines(view, body))
+    else:
+        lines.extend("  " + line for line in body.get((), []))
+
+    # Edges, in (child, slot) order; into a module box only once per pair.
+    seen = set()
+    n_edges = 0
+    for e in view.edges:
+        src, dst = where[e.parent], where[e.child]
+        if src == dst:
+            continue
+        collapsed = src != f"n_{e.parent}" or dst != f"n_{e.child}"
+        if collapsed:
+            if (src, dst) in seen:
+                continue
+            seen.add((src, dst))
+        cls = "data"
+        if collapsed:
+            cls += " collapsed"
+        attrs = [f'id="{e.key}"']
+        if e.parent in highlight and e.child in highlight:
+            cls += " highlight"
+            attrs.append(f'color="{COLORS["highlight"][1]}", penwidth=2.5')
+        attrs.insert(1, f'class="{cls}"')
+        if edge_labels and not collapsed and len(view.by_id[e.child].inputs) > 1:
+            attrs.append(f'headlabel="{e.slot}", labelfontsize=9, labelfontcolor="#64748b"')
+        lines.append(f"  {src} -> {dst} [{', '.join(attrs)}];")
+        n_edges += 1
+    for n in view.nodes:
+        if n.saved and n.id not in boxes:
+            for item in n.saved:
+                lines.append(
+                    f'  {item.key} -> {n.key} [id="se_{n.id}_{item.index}", class="saved", '
+                    f'style=dashed, color="{COLORS["saved"][1]}", arrowhead=none];'
+                )
+    if legend:
+        lines.extend(_legend_lines(view))
+    lines.append("}")
+    n_nodes = len(view.nodes) - len(boxes) + len(set(boxes.values()))
+    return Dot("\n".join(lines) + "\n", n_nodes, n_edges)
+
+
+# --------------------------------------------------------------------- node labels
+
+
+def _td(text: str, bold: bool = False, align: str | None = None) -> str:
+    body = escape(text)
+    if bold:
+        body = f"<b>{body}</b>"
+    extra = f' align="{align}"' if align else ""
+    return f"<td{extra}>{body}</td>"
+
+
+def _td_rows(what: str, preview: str) -> str:
+    """A left-aligned cell showing a small matrix one row per line."""
+    if not preview.startswith("[[") or "…" in preview:
+        return _td(f"{what} {preview}", align="left")
+    rows = preview.split("], [")
+    lines = [r + ("]," if i < len(rows) - 1 else "") for i, r in enumerate(rows)]
+    lines = [lines[0]] + [" [" + r for r in lines[1:]]
+    body = '<br align="left"/>'.join(escape(line) for line in lines)
+    return f'<td align="left" balign="left">{escape(what)} {body}</td>'
+
+
+def _node_line(n, show_attrs: bool, highlighted: bool) -> str:
+    fill, border = COLORS[n.role]
+    width = 0
+    cls = n.classes
+    if highlighted:
+        border, width = COLORS["highlight"][1], 3
+        cls += " highlight"
+    table = (
+        f'<table border="{width}" cellborder="1" cellspacing="0" cellpadding="4" '
+        f'bgcolor="{fill}" color="{border}">'
+    )
+    if n.kind == "scalar":
+        cells = []
+        if n.symbol is not None:
+            cells.append(_td(n.symbol, bold=True))
+        if n.name is not None:
+            cells.append(_td(n.name))
+        cells.append(_td(f"data {n.data}"))
+        if n.grad is not None:
+            cells.append(_td(f"grad {n.grad}"))
+        if show_attrs and n.attrs:
+            cells.append(_td(n.attrs))
+        rows = ["<tr>" + "".join(cells) + "</tr>"]
+    else:
+        head = " ".join(x for x in (n.symbol, n.name) if x is not None)
+        rows = []
+        if head:
+            first = (_td(n.symbol, bold=True) if n.symbol is not None else "") + (
+                _td(n.name) if n.name is not None else ""
+            )
+            span = 2 if (n.symbol is not None and n.name is not None) else 1
+            rows.append(("<tr>" + first + "</tr>", span))
+        rows.append((f"<tr>{_td(f'{n.shape} {n.dtype}')}</tr>", 1))
+        tiny = n.tiny
+        if tiny:
+            rows.append((f"<tr>{_td_rows('data', n.data)}</tr>", 1))
+        if n.grad is not None:
+            if n.grad == NO_GRAD or tiny:
+                cell = _td_rows("grad", n.grad)
+            else:
+                cell = _td(f"grad norm {n.grad_norm}", align="left")
+            rows.append((f"<tr>{cell}</tr>", 1))
+        if show_attrs and n.attrs:
+            rows.append((f"<tr>{_td(n.attrs, align='left')}</tr>", 1))
+        widest = max(span for _, span in rows)
+        if widest > 1:  # single-cell rows span the two-cell head row
+            rows = [
+                (r.replace("<td", f'<td colspan="{widest}"', 1) if span == 1 else r)
+                for r, span in rows
+            ]
+        rows = [r for r, _ in rows]
+    label = table + "".join(rows) + "</table>"
+    return f'{n.key} [id="{n.key}", class="{cls}", label=<{label}>];'
+
+
+def _saved_line(item) -> str:
+    fill, border = COLORS["saved"]
+    text = f"saved[{item.index}]" + (f" = {item.alias}" if item.alias else "")
+    label = (
+        f'<table border="1" cellborder="0" cellspacing="0" cellpadding="3" style="dashed" '
+        f'bgcolor="{fill}" color="{border}"><tr>{_td(text)}</tr><tr>{_td(item.text)}</tr>'
+        f"</table>"
+    )
+    return f'{item.key} [id="{item.key}", class="saved", fontsize=9, label=<{label}>];'
+
+
+def _released_line(n) -> str:
+    fill, border = COLORS["saved"]
+    key = f"s_{n.id}_released"
+    label = (
+        f'<table border="1" cellborder="0" cellspacing="0" cellpadding="3" style="dashed" '
+        f'bgcolor="{fill}" color="{border}"><tr>{_td("saved: released")}</tr></table>'
+    )
+    return (
+        f'{key} [id="{key}", class="saved released", fontsize=9, label=<{label}>];\n'
+        f'  {key} -> {n.key} [id="se_{n.id}_released", class="saved", style=dashed, '
+        f'color="{border}", arrowhead=none];'
+    )
+
+
+# --------------------------------------------------------------------- modules
+
+
+def _cluster_lines(view, body) -> list[str]:
+    """Nested ``subgraph cluster_…`` blocks, one per module scope."""
+    fill, border = COLORS["module"]
+    out = []
+    open_paths: list[tuple] = []
+    for c in view.clusters:  # sorted by path: a parent scope comes before its children
+        while open_paths and c.path[: len(open_paths[-1])] != open_paths[-1]:
+            open_paths.pop()
+            out.append("  " * (len(open_paths) + 1) + "}")
+        pad = "  " * (len(open_paths) + 1)
+        out.append(
+            f'{pad}subgraph cluster_{c.key[2:]} {{ id="{c.key}"; class="module"; '
+            f'label=<{escape(c.title)}>; style="rounded,filled"; fillcolor="{fill}"; '
+            f'color="{border}"; fontsize=10; labeljust=l;'
+        )
+        open_paths.append(c.path)
+        out.extend(pad + "  " + line for line in body.get(c.path, []))
+    while open_paths:
+        open_paths.pop()
+        out.append("  " * (len(open_paths) + 1) + "}")
+    out.extend("  " + line for line in body.get((), []))
+    return out
+
+
+def box_depth(view) -> int:
+    """The scope depth at which module boxes split the graph into several parts.
+
+    Depth 1 unless every scoped node sits in one top-level scope (a model
+    wrapping all its layers): then one level deeper, and so on.
+    """
+    scoped = [n.scope for n in view.nodes if n.scope]
+    depth = 1
+    while scoped and any(len(p) > depth for p in scoped):
+        if len({p[:depth] for p in scoped}) > 1 or any(len(p) == depth for p in scoped):
+            break
+        depth += 1
+    return depth
+
+
+def _boxes(view, depth: int | None) -> dict[int, str]:
+    """``{node id: box key}`` for nodes inside a scope collapsed at ``depth``."""
+    from .view import cluster_key
+
+    if depth is None:
+        depth = box_depth(view)
+    return {n.id: cluster_key(n.scope[:depth]) for n in view.nodes if len(n.scope) >= depth}
+
+
+def _box_lines(view, boxes, highlight) -> list[str]:
+    fill, border = COLORS["module"]
+    members: dict[str, list] = {}
+    for n in view.nodes:
+        if n.id in boxes:
+            members.setdefault(boxes[n.id], []).append(n)
+    titles = {c.key: c.title for c in view.clusters}
+    used_outside = {e.parent for e in view.edges if boxes.get(e.child) != boxes.get(e.parent)}
+    used_outside.update(view.roots)
+    out = []
+    for key, nodes in members.items():
+        title = titles.get(key, key[2:])
+        ops = sum(1 for n in nodes if not n.is_leaf)
+        params = sum(1 for n in nodes if n.role == "param")
+        outputs = [n for n in nodes if n.id in used_outside and not n.is_leaf]
+        cls = "module box"
+        bc, width = border, 1
+        if any(n.id in highlight for n in nodes):
+            cls += " highlight"
+            bc, width = COLORS["highlight"][1], 3
+        detail = _plural(ops, "op") + (", " + _plural(params, "param") if params else "")
+        label = (
+            f'<table border="{width}" cellborder="0" cellspacing="0" cellpadding="4" '
+            f'bgcolor="{fill}" color="{bc}" style="rounded"><tr>{_td(title, bold=True)}</tr>'
+            f"<tr>{_td(detail)}</tr>"
+        )
+        if len(outputs) == 1 and outputs[0].kind == "tensor":
+            label += f"<tr>{_td(f'→ {outputs[0].shape} {outputs[0].dtype}')}</tr>"
+        label += "</table>"
+        out.append(f'{key} [id="{key}", class="{cls}", label=<{label}>];')
+    return out
+
+
+def _plural(k: int, word: str) -> str:
+    return f"{k} {word}" if k == 1 else f"{k} {word}s"
+
+
+# --------------------------------------------------------------------- legend
+
+
+def _legend_lines(view) -> list[str]:
+    """One small node listing the roles in their colours."""
+    roles = ["param", "input", "intermediate", "output"]
+    if any(n.saved or n.saved is None for n in view.nodes):
+        roles.append("saved")
+    rows = "".join(
+        f'<tr><td bgcolor="{COLORS[role][0]}" color="{COLORS[role][1]}" border="1">'
+        f"{escape(_ROLE_TITLES[role])}</td></tr>"
+        for role in roles
+    )
+    label = (
+        f'<table border="0" cellborder="0" cellspacing="3" cellpadding="3">'
+        f"<tr><td><b>legend</b></td></tr>{rows}</table>"
+    )
+    return [f'  legend [id="legend", class="legend", fontsize=9, label=<{label}>];']

@@ -1,0 +1,100 @@
+"""Number and array formatting shared by every renderer.
+
+One place decides how a number looks, so the graph, the text tree, the
+stepper's panel and an exercise's expected output always agree:
+
+* fixed point with ``digits`` decimals (default 4) when ``1e-3 <= |x| < 1e5``,
+  scientific notation otherwise: ``2.0000``, ``-0.0312``, ``1.2346e+05``;
+* ``0.0000`` for zero (a negative zero is printed without its sign),
+  ``nan``, ``inf`` and ``-inf`` as such;
+* arrays on one line, numpy style, summarised with ``...`` past a few
+  elements and cut to a width with ``…``.
+
+The output never depends on numpy's global print options.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["NO_GRAD", "format_number", "format_array", "format_value", "format_shape", "clip"]
+
+#: How a gradient that has not been computed yet is shown (never as ``0``).
+NO_GRAD = "—"
+
+
+def format_number(x, digits: int = 4) -> str:
+    """One number, fixed point for ordinary magnitudes, scientific outside them."""
+    if type(x) is not float:
+        if isinstance(x, (bool, np.bool_)):
+            return str(bool(x))
+        if isinstance(x, (int, np.integer)):
+            return str(int(x))
+        x = float(x)
+    a = abs(x)
+    if 1e-3 <= a < 1e5:
+        text = f"{x:.{digits}f}"
+        # With digits < 3, 0.004 would print as "0.00": hide nothing, go scientific.
+        return text if digits >= 3 or text.strip("-0.") else f"{x:.{digits}e}"
+    if x == 0:
+        return f"{0.0:.{digits}f}"  # also drops the sign of -0.0
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return f"{x:.{digits}e}"
+
+
+def clip(text: str, width: int | None) -> str:
+    """Cut ``text`` to at most ``width`` characters, marking the cut with ``…``."""
+    if width is None or len(text) <= width:
+        return text
+    return text[: max(width - 1, 0)] + "…"
+
+
+def format_array(a, digits: int = 4, width: int | None = 60, threshold: int = 6) -> str:
+    """A one-line numpy-style preview: ``[[1.0000, 2.0000], [3.0000, 4.0000]]``.
+
+    Arrays with more than ``threshold`` elements are summarised by numpy
+    (``[0.1000, 0.2000, ..., 0.9000]``, two items per edge); the line is then
+    cut to ``width`` characters.
+    """
+    a = np.asarray(a)
+    if a.ndim == 0:
+        return clip(format_number(a.item(), digits), width)
+    text = np.array2string(
+        a,
+        max_line_width=1 << 30,
+        separator=", ",
+        threshold=threshold,
+        edgeitems=2,
+        formatter={
+            "float_kind": lambda v: format_number(v, digits),
+            "int_kind": lambda v: str(int(v)),
+            "bool": lambda v: str(bool(v)),
+        },
+    )
+    # numpy breaks rows of 2-D+ arrays onto new lines: join them back into one.
+    text = " ".join(part.strip() for part in text.splitlines())
+    return clip(text, width)
+
+
+def format_value(x, digits: int = 4, width: int | None = 60, threshold: int = 6) -> str:
+    """A float, a numpy array, or anything else (``repr`` cut to width)."""
+    if type(x) is float:
+        return format_number(x, digits)
+    if isinstance(x, np.ndarray):
+        return format_array(x, digits, width, threshold)
+    if isinstance(x, (int, float, np.number, bool, np.bool_)):
+        return format_number(x, digits)
+    data = getattr(x, "data", None)  # a node saved by a custom Function
+    if data is not None and hasattr(x, "parents"):
+        return format_value(data, digits, width, threshold)
+    return clip(repr(x), width)
+
+
+def format_shape(shape) -> str:
+    """``(3, 4)``, ``(5,)`` or ``()``: Python's tuple spelling, which students know."""
+    return str(tuple(int(n) for n in shape))

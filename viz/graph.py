@@ -1,0 +1,235 @@
+"""``viz.draw``: a computation graph as a graphviz picture.
+
+``draw`` takes a snapshot: it walks the graph and writes the DOT text at
+once, so drawing before and after ``backward()`` gives two pictures.  Laying
+it out (running graphviz's ``dot`` program) waits until the picture is first
+shown or saved, and happens once.
+
+Without ``dot`` installed nothing breaks in a notebook: the graph shows as the
+text tree (``viz.text``) with a one-line hint on how to install graphviz.
+``Graph.svg()`` and ``Graph.save()`` raise ``DotNotFoundError`` naming the fix.
+"""
+
+from __future__ import annotations
+
+import shutil
+from html import escape
+from pathlib import Path
+
+from .dot import MODULES, RANKDIRS, render_dot
+from .view import GraphView, build_view
+
+__all__ = ["draw", "Graph", "DotNotFoundError", "GraphTooLargeError", "dot_available",
+           "INSTALL_HINT"]
+
+INSTALL_HINT = (
+    "graphviz's 'dot' program is not installed: showing the text view instead. Install "
+    "it with `sudo apt-get install graphviz` (Debian/Ubuntu), `brew install graphviz` "
+    "(macOS) or `conda install -c conda-forge graphviz`."
+)
+
+_FORMATS = ("svg", "png", "pdf")
+
+
+class DotNotFoundError(RuntimeError):
+    """graphviz's ``dot`` program (or the ``graphviz`` Python package) is missing."""
+
+
+class GraphTooLargeError(ValueError):
+    """The graph has more nodes than ``max_nodes``; see the message for what to do."""
+
+
+def dot_available() -> bool:
+    """Is graphviz's ``dot`` program on ``PATH``?"""
+    return shutil.which("dot") is not None
+
+
+class Graph:
+    """A drawn graph: shows inline in Jupyter, saves as SVG/PNG/PDF.
+
+    ``source`` is the DOT text; ``svg()`` the laid-out SVG with the stable
+    element ids documented in ``viz.dot`` (``n_<id>``, ``e_<child>_<parent>_<slot>``);
+    ``view`` the ``GraphView`` it was drawn from; ``text()`` the text tree.
+    """
+
+    def __init__(self, view: GraphView, source: str, text_options: dict, counts: tuple):
+        self.view = view
+        self.source = source
+        self._text_options = text_options
+        self._counts = counts
+        self._svg: str | None = None
+
+    # --- layout ------------------------------------------------------------------
+    def pipe(self, format: str = "svg") -> bytes:
+        """Run ``dot -T<format>`` on the source and return its output bytes."""
+        if not dot_available():
+            raise DotNotFoundError(
+                f"cannot lay out the graph: {INSTALL_HINT.split(':', 1)[0]}. Install it with "
+                "`sudo apt-get install graphviz` (Debian/Ubuntu), `brew install graphviz` "
+                "(macOS) or `conda install -c conda-forge graphviz`; meanwhile viz.text(root) "
+                "prints the graph as text, and Graph.source holds the DOT text."
+            )
+        try:
+            import graphviz
+        except ImportError:
+            raise DotNotFoundError(
+                "the graphviz Python package is missing: pip install graphviz "
+                "(or pip install 'minigrad-kit[viz]')"
+            ) from None
+        try:
+            return graphviz.pipe("dot", format, self.source.encode("utf-8"))
+        except graphviz.ExecutableNotFound as exc:  # PATH changed under our feet
+            raise DotNotFoundError(str(exc) + ". " + INSTALL_HINT) from None
+        except graphviz.CalledProcessError as exc:
+            err = exc.stderr.decode("utf-8", "replace") if exc.stderr else str(exc)
+            raise RuntimeError(f"graphviz 'dot' failed on this graph: {err.strip()}") from None
+
+    def svg(self) -> str:
+        """The SVG markup (starting at ``<svg``), ready to inline in HTML; cached."""
+        if self._svg is None:
+            self._svg = strip_prolog(self.pipe("svg").decode("utf-8"))
+        return self._svg
+
+    def save(self, path, format: str | None = None) -> Path:
+        """Write the picture to ``path``; the format comes from the suffix (svg, png, pdf)."""
+        path = Path(path)
+        fmt = (format or path.suffix.lstrip(".")).lower()
+        if fmt not in _FORMATS:
+            raise ValueError(
+                f"Graph.save: cannot tell the format from {path.name!r}; use a .svg, .png or "
+                f".pdf suffix, or pass format='svg'|'png'|'pdf'"
+            )
+        if fmt == "svg":
+            path.write_text('<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n'
+                            + self.svg() + "\n", encoding="utf-8")
+        else:
+            path.write_bytes(self.pipe(fmt))
+        return path
+
+    def text(self) -> str:
+        """The same graph as ``viz.text`` prints it."""
+        from .printer import render_text
+
+        return render_text(self.view, **self._text_options)
+
+    # --- display -------------------------------------------------------------------
+    def _repr_html_(self) -> str:
+        try:
+            svg = self.svg()
+        except DotNotFoundError:
+            return (
+                f'<div class="minigrad-graph minigrad-graph-text"><pre>{escape(self.text())}'
+                f"</pre><p><small>{escape(INSTALL_HINT)}</small></p></div>"
+            )
+        return f'<div class="minigrad-graph" style="overflow:auto">{svg}</div>'
+
+    def _repr_svg_(self) -> str | None:
+        try:
+            return self.svg()
+        except DotNotFoundError:
+            return None  # Jupyter then falls back to the HTML (text) view
+
+    def __repr__(self) -> str:
+        nodes, edges = self._counts
+        return f"<Graph {nodes} nodes, {edges} edges>"
+
+
+def strip_prolog(svg: str) -> str:
+    """Drop the ``<?xml …?>``, DOCTYPE and comments before ``<svg``: inline HTML wants none."""
+    start = svg.find("<svg")
+    return svg[start:].strip() if start >= 0 else svg
+
+
+def draw(
+    root,
+    *,
+    params=None,
+    scopes=None,
+    rankdir: str = "LR",
+    show_grad: bool = True,
+    show_saved: bool | None = None,
+    show_attrs: bool = False,
+    modules: str | None = "cluster",
+    depth: int | None = None,
+    highlight=(),
+    max_nodes: int | None = 500,
+    digits: int = 4,
+    preview: int = 6,
+    legend: bool = False,
+    edge_labels: bool = False,
+    title: str | None = None,
+) -> Graph:
+    """Draw the graph behind ``root`` (a Value/Tensor, a list of them, or a Tape).
+
+    Options:
+
+    * ``params``: names for leaves, a Module (``named_parameters()``), a dict
+      ``{name: parameter}`` or ``(name, parameter)`` pairs;
+    * ``scopes``: which module made each node, a ``ScopeMap`` from
+      ``minigrad.nn.record_scopes()`` (or ``{node id: "fc1"}``): gives the
+      module clusters and names parameters ``fc1.weight``;
+    * ``rankdir``: ``"LR"`` (inputs left, output right) or ``"TB"`` (top-down);
+    * ``show_grad=False``: the forward-only view, no grad fields;
+    * ``show_saved``: draw what each op saved for backward (orange, dashed);
+      ``None`` (default) does it for custom ``Function``s only;
+    * ``show_attrs``: add op settings (axis, shapes, …) to op nodes;
+    * ``modules``: ``"cluster"`` frames the nodes each module created,
+      ``"box"`` collapses each module into one box, ``None`` ignores modules;
+    * ``depth``: which level of nested modules becomes boxes (1: top-level
+      scopes); ``None`` picks the first level with more than one module;
+    * ``highlight``: nodes (or their ids) to outline in red; an edge between
+      two highlighted nodes is highlighted too;
+    * ``max_nodes``: refuse graphs with more nodes than this (``None``: no
+      limit); dot takes long and the picture is unreadable past a few hundred;
+    * ``digits``: decimals shown; ``preview``: tensors with at most this many
+      elements show their values; ``legend``: add a colour legend;
+      ``edge_labels``: number each edge with its input slot (which input of
+      ``a - b`` is ``a``?); ``title``: a caption.
+
+    >>> from minigrad import Value
+    >>> x = Value(2.0, label="x"); y = x * x; y.backward()
+    >>> draw(y)
+    <Graph 2 nodes, 2 edges>
+    """
+    if rankdir not in RANKDIRS:
+        raise ValueError(f"draw: rankdir must be one of {RANKDIRS}, got {rankdir!r}")
+    if modules not in MODULES:
+        raise ValueError(f"draw: modules must be 'cluster', 'box' or None, got {modules!r}")
+    view = build_view(root, params=params, scopes=scopes, show_grad=show_grad,
+                      show_saved=show_saved, digits=digits, width=80, preview=preview)
+    if max_nodes is not None and modules != "box" and len(view.nodes) > max_nodes:
+        raise _too_large(len(view.nodes), max_nodes)
+    dot = render_dot(view, rankdir=rankdir, show_attrs=show_attrs, modules=modules,
+                     depth=depth, highlight=_ids(highlight), legend=legend,
+                     edge_labels=edge_labels, title=title)
+    if max_nodes is not None and dot.nodes > max_nodes:
+        raise _too_large(dot.nodes, max_nodes)
+    text_options = {"digits": digits, "show_grad": show_grad}
+    return Graph(view, dot.source, text_options, (dot.nodes, dot.edges))
+
+
+def _too_large(count: int, max_nodes: int) -> GraphTooLargeError:
+    return GraphTooLargeError(
+        f"draw: this graph has {count:,} nodes, more than max_nodes={max_nodes}; "
+        f"graphviz would take long and the picture would be unreadable. Try "
+        f"viz.text(root) for the text tree, draw(..., modules='box') to collapse "
+        f"each module into one box, drawing a smaller piece of the graph (e.g. one "
+        f"layer's output), or draw(..., max_nodes=None) to draw it anyway."
+    )
+
+
+def _ids(items) -> frozenset:
+    """Node ids from nodes, ids or keys ``"n_<id>"``."""
+    if items is None:
+        return frozenset()
+    if hasattr(items, "parents") or isinstance(items, (int, str)):
+        items = [items]
+    out = set()
+    for item in items:
+        if isinstance(item, str):
+            out.add(int(item.removeprefix("n_")))
+        elif isinstance(item, int):
+            out.add(item)
+        else:
+            out.add(item.id)
+    return frozenset(out)

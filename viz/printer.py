@@ -1,0 +1,134 @@
+"""``viz.text``: a computation graph as an indented tree, one node per line.
+
+>>> from minigrad import Value
+>>> a = Value(2.0, label="a"); b = Value(-3.0, label="b")
+>>> c = a * b; c.label = "c"
+>>> d = c + a; d.label = "d"
+>>> L = d * d; L.label = "L"
+>>> L.backward()
+>>> print_graph(L)
+× L  data=16.0000  grad=1.0000
+├── + d  data=-4.0000  grad=-8.0000
+│   ├── × c  data=-6.0000  grad=-8.0000
+│   │   ├── leaf a  data=2.0000  grad=16.0000
+│   │   └── leaf b  data=-3.0000  grad=-16.0000
+│   └── leaf a [seen]
+└── + d [seen]
+
+The format, which exercises compare exactly (it only changes with a note in
+the changelog):
+
+* the root first, then each node's inputs below it in slot order (input 0
+  first), drawn with ``├── ``, ``└── `` and ``│   `` guides, 4 characters
+  per level;
+* a line is its fields separated by two spaces: the head, for tensors the
+  shape and dtype (``(2, 2) float32``), ``data=…``, ``grad=…``;
+* the head is the op's symbol (``×``, ``tanh``, ``Σ(axis=1)``; a custom
+  Function's class name), or ``leaf`` for a leaf that requires grad and
+  ``const`` for one that does not; then the node's name, if it has one;
+* numbers have a fixed number of decimals (``digits``, 4), scientific
+  notation outside 1e-3..1e5 (``viz.format_number``); tensors print on one
+  line, numpy style, summarised with ``...`` past ``preview`` elements and
+  cut with ``…`` at ``width`` characters;
+* ``grad=—`` means not computed yet (never a silent 0); a node that needs no
+  gradient (``const``) has no grad field; ``show_grad=False`` drops them all;
+* a node reached a second time (``x*x``, or a shared subexpression) prints
+  its head and ``[seen]``, and its inputs are not repeated;
+* several roots (or a tape's outputs) print one tree after another, and
+  nodes of an earlier tree are ``[seen]`` in later ones;
+* past ``max_indent`` levels (40) a line starts with its depth instead of
+  guides, ``[41] └── …``, so a 100,000-node chain stays printable;
+* ``ids=True`` starts each head with the node's ``#id``; ``show_saved=True``
+  adds ``saved=(…)`` (``saved=released`` after backward).
+"""
+
+from __future__ import annotations
+
+from .view import GraphView, build_view
+
+__all__ = ["text", "print_graph", "render_text"]
+
+
+def text(
+    root,
+    *,
+    params=None,
+    scopes=None,
+    show_grad: bool = True,
+    show_saved: bool = False,
+    digits: int = 4,
+    width: int | None = 60,
+    preview: int = 6,
+    ids: bool = False,
+    max_indent: int = 40,
+) -> str:
+    """The graph behind ``root`` (a Value/Tensor, a list of them, or a Tape) as a tree.
+
+    Options: ``params`` names leaves (Module, dict or pairs); ``show_grad=False``
+    leaves grads out (forward view); ``show_saved`` adds what ops saved;
+    ``digits`` decimals; ``width`` characters per tensor preview; ``preview``
+    elements before numpy summarises with ``...``; ``ids`` prefixes each line
+    with the node's ``#id``; past ``max_indent`` levels lines stop indenting and
+    say their depth instead.
+    """
+    view = build_view(root, params=params, scopes=scopes, show_grad=show_grad,
+                      show_saved=bool(show_saved), digits=digits, width=width,
+                      preview=preview)
+    return render_text(view, ids=ids, max_indent=max_indent)
+
+
+def print_graph(root, **options) -> None:
+    """Print ``viz.text(root, **options)``."""
+    print(text(root, **options))
+
+
+def render_text(view: GraphView, *, ids: bool = False, max_indent: int = 40, **_) -> str:
+    """The text tree of an already built view (what ``text`` and ``Graph.text`` use)."""
+    by_id = view.by_id
+    seen: set[int] = set()
+    lines: list[str] = []
+    for root in view.roots:
+        # Each stack entry: node id, what goes before it on its line, the prefix its
+        # own inputs continue from, and its depth.  Inputs are pushed in reverse so
+        # input 0 is printed first.
+        stack = [(root, "", "", 0)]
+        while stack:
+            nid, lead, prefix, depth = stack.pop()
+            n = by_id[nid]
+            if nid in seen:
+                lines.append(f"{lead}{_head(n, ids)} [seen]")
+                continue
+            seen.add(nid)
+            lines.append(lead + _line(n, ids))
+            inputs = n.inputs
+            last = len(inputs) - 1
+            child_depth = depth + 1
+            for i in range(last, -1, -1):
+                branch = "└── " if i == last else "├── "
+                if child_depth <= max_indent:
+                    stack.append((inputs[i], prefix + branch,
+                                  prefix + ("    " if i == last else "│   "), child_depth))
+                else:
+                    stack.append((inputs[i], f"[{child_depth}] {branch}", "", child_depth))
+    return "\n".join(lines)
+
+
+def _head(n, ids: bool) -> str:
+    what = n.symbol if n.symbol is not None else ("leaf" if n.requires_grad else "const")
+    if n.name is not None:
+        what += f" {n.name}"
+    return f"#{n.id} {what}" if ids else what
+
+
+def _line(n, ids: bool) -> str:
+    parts = [_head(n, ids)]
+    if n.kind == "tensor":
+        parts.append(f"{n.shape} {n.dtype}")
+    parts.append(f"data={n.data}")
+    if n.grad is not None:
+        parts.append(f"grad={n.grad}")
+    if n.saved is None:
+        parts.append("saved=released")
+    elif n.saved:
+        parts.append("saved=(" + ", ".join(s.text for s in n.saved) + ")")
+    return "  ".join(parts)

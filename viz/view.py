@@ -1,0 +1,457 @@
+"""The graph view: one neutral description of a graph that every renderer reads.
+
+``build_view(roots)`` walks the graph behind ``roots`` (a ``Value`` or
+``Tensor``, a list of them, or a recorded ``minigrad.Tape``) without
+recursion and returns a ``GraphView``:
+
+* ``nodes``: one ``ViewNode`` per graph node, in creation order, with its
+  ``role`` and its label parts already formatted (op, name, data, grad,
+  shape, dtype, attrs, saved values);
+* ``edges``: one ``ViewEdge`` per (child, parent, slot): ``x*x`` has two;
+* ``clusters``: the module scopes nodes were created in.
+
+The DOT renderer, the text printer and the stepper all read this view, so a
+node looks the same everywhere.
+
+Roles (the legend)
+------------------
+============  ===================================================  ============
+role          what it is                                           colour
+============  ===================================================  ============
+param         a leaf that requires grad (weights, your ``Value``)  blue
+input         a leaf that needs no gradient (data, constants)      grey
+intermediate  a node made by an op                                 white
+output        a root you asked to see (the loss)                   green
+saved         a value an op kept for backward (``show_saved``)     orange
+============  ===================================================  ============
+
+Element names are stable: node ``n_<id>``, edge ``e_<child>_<parent>_<slot>``,
+saved value ``s_<id>_<k>``, where ``<id>`` is the node's counter id (never
+Python's ``id()``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .formatting import NO_GRAD, clip, format_array, format_number, format_shape, format_value
+
+__all__ = [
+    "ROLES",
+    "GraphView",
+    "ViewNode",
+    "ViewEdge",
+    "SavedItem",
+    "Cluster",
+    "build_view",
+    "node_key",
+    "edge_key",
+    "saved_key",
+    "cluster_key",
+    "as_roots",
+    "param_names",
+]
+
+#: The node roles, in legend order.
+ROLES = ("param", "input", "intermediate", "output", "saved")
+
+
+def node_key(node) -> str:
+    """The SVG/DOT id of a node: ``n_<id>`` (accepts a node or its integer id)."""
+    return f"n_{node if isinstance(node, int) else node.id}"
+
+
+def edge_key(child, parent, slot: int) -> str:
+    """The SVG/DOT id of the edge feeding ``parent`` into ``child``'s input ``slot``."""
+    c = child if isinstance(child, int) else child.id
+    p = parent if isinstance(parent, int) else parent.id
+    return f"e_{c}_{p}_{slot}"
+
+
+def saved_key(node, k: int) -> str:
+    """The SVG/DOT id of the ``k``-th value ``node``'s op saved for backward."""
+    return f"s_{node if isinstance(node, int) else node.id}_{k}"
+
+
+def cluster_key(path: tuple) -> str:
+    """The SVG/DOT id of a module cluster: ``c_`` + the scope path, ``_``-joined."""
+    return "c_" + "_".join(re.sub(r"[^A-Za-z0-9]", "_", str(p)) for p in path)
+
+
+@dataclass(slots=True)
+class SavedItem:
+    """One value an op saved for backward (``node.saved[k]``)."""
+
+    key: str  # "s_<id>_<k>"
+    index: int
+    text: str  # formatted value (or shape and dtype for a big array)
+    alias: str | None  # "out", "input 0" when it is the same object as those
+
+
+@dataclass(slots=True)
+class ViewNode:
+    """One graph node as every renderer sees it: role and formatted label parts."""
+
+    id: int
+    key: str  # "n_<id>"
+    role: str  # one of ROLES (never "saved")
+    is_leaf: bool
+    requires_grad: bool
+    kind: str  # "scalar" | "tensor"
+    op: str | None  # the op's name ("mul", or a custom Function's class name)
+    symbol: str | None  # what the op shows: op.display(attrs)
+    name: str | None  # label / name / parameter name
+    data: str  # formatted value (tensors: a one-line preview, cut to width)
+    grad: str | None  # formatted grad, NO_GRAD if not computed yet, None if no field
+    shape: str | None = None  # tensors only, e.g. "(3, 4)"
+    dtype: str | None = None  # tensors only, e.g. "float32"
+    size: int = 1
+    tiny: bool = True  # few enough elements (<= preview) to print them in full
+    grad_norm: str | None = None  # tensors with a grad: its L2 norm, formatted
+    attrs: str | None = None  # "axis=1, keepdims=True"
+    saved: tuple | None = ()  # SavedItems; None once released after backward
+    custom: bool = False  # made by a custom Function
+    scope: tuple = ()  # module path the node was created in
+    inputs: tuple = ()  # parent ids, in slot order (duplicates kept)
+    node: Any = field(default=None, repr=False)  # the graph node itself
+
+    @property
+    def classes(self) -> str:
+        """CSS classes of this node's SVG group (after graphviz's own ``node``)."""
+        parts = ["leaf" if self.is_leaf else "op", self.role, self.kind]
+        if self.custom:
+            parts.append("function")
+        return " ".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class ViewEdge:
+    """``parent`` feeds ``child``'s input number ``slot``."""
+
+    child: int
+    parent: int
+    slot: int
+
+    @property
+    def key(self) -> str:
+        return f"e_{self.child}_{self.parent}_{self.slot}"
+
+
+@dataclass(slots=True)
+class Cluster:
+    """A module scope: the nodes created while that module ran."""
+
+    path: tuple  # e.g. ("encoder", "fc1")
+    key: str  # "c_encoder_fc1"
+    title: str  # what the cluster's label says
+    nodes: list  # ids of nodes directly in this scope (not in a sub-scope)
+
+
+class GraphView:
+    """Nodes, edges and clusters of a graph; see the module docstring."""
+
+    def __init__(self, nodes, edges, roots, clusters):
+        self.nodes: list[ViewNode] = nodes
+        self.edges: list[ViewEdge] = edges
+        self.roots: tuple[int, ...] = roots
+        self.clusters: list[Cluster] = clusters
+        self.by_id: dict[int, ViewNode] = {n.id: n for n in nodes}
+
+    def node(self, which) -> ViewNode:
+        """Look a node up by graph node, integer id or key ``"n_<id>"``."""
+        if isinstance(which, str):
+            which = int(which.removeprefix("n_"))
+        elif not isinstance(which, int):
+            which = which.id
+        return self.by_id[which]
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def __repr__(self) -> str:
+        return f"<GraphView {len(self.nodes)} nodes, {len(self.edges)} edges>"
+
+
+# --------------------------------------------------------------------- inputs
+
+
+def as_roots(obj) -> tuple[tuple, list | None]:
+    """``(roots, nodes)`` for a node, several nodes, or a recorded tape.
+
+    ``nodes`` is the tape's list of recorded nodes (``None`` otherwise); the
+    walk then starts from all of them, so nothing recorded is left out.
+    """
+    if _is_node(obj):
+        return (obj,), None
+    if hasattr(obj, "events") and hasattr(obj, "nodes") and hasattr(obj, "roots"):
+        return tuple(obj.roots), list(obj.nodes)
+    if isinstance(obj, (str, bytes)) or not hasattr(obj, "__iter__"):
+        raise TypeError(
+            f"viz expects a graph node (Value or Tensor), a list of them or a recorded "
+            f"minigrad.Tape, got {type(obj).__name__}"
+        )
+    roots = tuple(obj)
+    for r in roots:
+        if not _is_node(r):
+            raise TypeError(
+                f"viz expects graph nodes (Value or Tensor), got a {type(r).__name__} "
+                f"in the list of roots"
+            )
+    if not roots:
+        raise ValueError("viz: nothing to show (the list of roots is empty)")
+    return roots, None
+
+
+def _is_node(obj) -> bool:
+    return hasattr(obj, "parents") and hasattr(obj, "op") and hasattr(obj, "id")
+
+
+def param_names(params) -> dict[int, str]:
+    """``{node id: name}`` from a Module (``named_parameters()``), a dict or ``(name, p)`` pairs."""
+    if params is None:
+        return {}
+    if hasattr(params, "named_parameters"):
+        pairs = params.named_parameters()
+    elif isinstance(params, dict):
+        pairs = params.items()
+    else:
+        pairs = params
+    names = {}
+    for pair in pairs:
+        try:
+            name, p = pair
+        except (TypeError, ValueError):
+            raise TypeError(
+                "params= takes a Module (with named_parameters()), a dict {name: parameter} "
+                f"or (name, parameter) pairs; got an item of type {type(pair).__name__}"
+            ) from None
+        if not _is_node(p):
+            raise TypeError(f"params=: {name!r} is a {type(p).__name__}, not a graph node")
+        names.setdefault(p.id, str(name))
+    return names
+
+
+# --------------------------------------------------------------------- building
+
+
+def build_view(
+    roots,
+    *,
+    params=None,
+    scopes=None,
+    show_grad: bool = True,
+    show_saved: bool | None = None,
+    digits: int = 4,
+    width: int | None = 60,
+    preview: int = 6,
+) -> GraphView:
+    """Walk the graph behind ``roots`` (iteratively) into a ``GraphView``.
+
+    ``params`` names leaves (a Module, a dict or pairs); ``scopes`` says which
+    module made each node (a ``minigrad.nn.ScopeMap`` from ``record_scopes()``,
+    or a dict ``{node id: "fc1"}``) and gives the clusters; ``show_grad=False``
+    gives a forward-only view; ``show_saved`` collects the values ops saved
+    for backward (``None``: only for custom Functions); ``digits``, ``width``
+    and ``preview`` control number formatting, preview width and how many
+    tensor elements numpy prints before summarising.
+    """
+    from minigrad.autograd.graph import topological_order
+
+    root_nodes, recorded = as_roots(roots)
+    order = topological_order(recorded if recorded is not None else root_nodes)
+    root_ids = tuple(dict.fromkeys(r.id for r in root_nodes))
+    root_set = set(root_ids)
+    if scopes is None:
+        scopes = getattr(roots, "scopes", None)  # a tape that also kept module scopes
+    names = dict(getattr(scopes, "param_names", None) or {})
+    names.update(param_names(params))
+    scope_of = _scope_reader(scopes)
+
+    nodes, edges = [], []
+    for node in order:
+        nodes.append(
+            _view_node(node, node.id in root_set, names, scope_of, show_grad, show_saved,
+                       digits, width, preview)
+        )
+        for slot, parent in enumerate(node.parents):
+            edges.append(ViewEdge(node.id, parent.id, slot))
+    return GraphView(nodes, edges, root_ids, _clusters(nodes, scopes))
+
+
+def _view_node(node, is_root, names, scope_of, show_grad, show_saved, digits, width, preview):
+    op = node.op
+    leaf = op is None
+    requires_grad = bool(node.requires_grad)
+    if is_root:
+        role = "output"
+    elif leaf:
+        role = "param" if requires_grad else "input"
+    else:
+        role = "intermediate"
+    data = node.data
+    grad = node.grad
+    tensor = isinstance(data, np.ndarray)
+    label = node.label
+    vn = ViewNode(
+        node.id,
+        f"n_{node.id}",
+        role,
+        leaf,
+        requires_grad,
+        "tensor" if tensor else "scalar",
+        None if leaf else op.name,
+        None if leaf else _display(op, node.attrs),
+        names.get(node.id) or (None if label is None or label == "" else str(label)),
+        "",
+        None,
+        inputs=tuple([p.id for p in node.parents]),
+        scope=scope_of(node),
+        custom=False if leaf else _is_custom(op),
+        node=node,
+    )
+    show_grad = show_grad and (requires_grad or grad is not None)
+    if tensor:
+        vn.shape = format_shape(data.shape)
+        vn.dtype = str(data.dtype)
+        vn.size = int(data.size)
+        vn.tiny = vn.size <= preview
+        vn.data = format_array(data, digits, width, preview)
+        if show_grad:
+            if grad is None:
+                vn.grad = NO_GRAD
+            else:
+                g = np.asarray(grad)
+                vn.grad = format_array(g, digits, width, preview)
+                vn.grad_norm = format_number(float(np.sqrt(np.sum(np.square(g, dtype=float)))),
+                                             digits)
+    else:
+        vn.data = format_value(data, digits, width, preview)
+        if show_grad:
+            vn.grad = NO_GRAD if grad is None else format_value(grad, digits, width, preview)
+    if not leaf:
+        if node.attrs:
+            vn.attrs = ", ".join(
+                f"{k}={_attr_text(v, digits)}"
+                for k, v in node.attrs.items()
+                if k not in _BOOKKEEPING
+            ) or None
+        if show_saved or (show_saved is None and vn.custom):
+            vn.saved = _saved_items(node, digits, width, preview)
+    return vn
+
+
+# attrs the tensor engine records for renderers; shape and dtype are shown anyway
+_BOOKKEEPING = frozenset({"in_shapes", "in_dtypes", "out_shape", "out_dtype"})
+
+
+def _display(op, attrs) -> str:
+    try:
+        return op.display(attrs)
+    except Exception:  # a broken label function must not break drawing
+        return op.symbol or op.name
+
+
+def _attr_text(v, digits) -> str:
+    if isinstance(v, np.ndarray):
+        return format_array(v, digits, 30)
+    if isinstance(v, (float, np.floating)):
+        return format_number(v, digits)
+    return clip(repr(v), 30)
+
+
+def _saved_items(node, digits, width, preview):
+    saved = node.saved
+    if saved is None:
+        return None
+    saved = _unwrap_saved(saved)
+    items = []
+    for k, v in enumerate(saved):
+        alias = None
+        if v is node.data or v is node:
+            alias = "out"
+        else:
+            for slot, p in enumerate(node.parents):
+                if v is p.data or v is p:
+                    alias = f"input {slot}"
+                    break
+        v_data = v.data if _is_node(v) else v
+        if isinstance(v_data, np.ndarray) and v_data.size > preview:
+            text = f"{format_shape(v_data.shape)} {v_data.dtype}"
+        else:
+            text = format_value(v_data, digits, width, preview)
+        items.append(SavedItem(f"s_{node.id}_{k}", k, text, alias))
+    return tuple(items)
+
+
+def _unwrap_saved(saved) -> tuple:
+    """The saved values of a node; a custom Function may keep its ``ctx`` there."""
+    if len(saved) == 1 and hasattr(saved[0], "saved_tensors"):
+        try:
+            return tuple(saved[0].saved_tensors)
+        except Exception:
+            return ()
+    return tuple(saved)
+
+
+def _is_custom(op) -> bool:
+    """Was this node made by a user-defined ``minigrad.Function``?"""
+    if op is None:
+        return False
+    extra = op.extra or {}
+    return bool(extra.get("function")) or op.engine == "function"
+
+
+# --------------------------------------------------------------------- module scopes
+
+
+def _no_scope(node) -> tuple:
+    return ()
+
+
+def _scope_reader(scopes):
+    """``node -> scope path tuple`` from a ScopeMap-like object, a dict, or nothing."""
+    if scopes is None:
+        return _no_scope
+    if hasattr(scopes, "get") and not isinstance(scopes, dict):
+        lookup = scopes.get  # minigrad.nn.ScopeMap: get(node) -> "fc1" / "net.0" / None
+    else:
+        table = scopes
+
+        def lookup(node):
+            return table.get(node.id)
+
+    def scope(node):
+        path = lookup(node)
+        if not path:
+            return ()
+        return tuple(path.split(".")) if isinstance(path, str) else tuple(path)
+
+    return scope
+
+
+def _natural(path: tuple) -> tuple:
+    """Sort key putting ``net.2`` before ``net.10`` and a scope before its sub-scopes."""
+    return tuple((0, int(p), "") if str(p).isdigit() else (1, 0, str(p)) for p in path)
+
+
+def _clusters(nodes, scopes) -> list[Cluster]:
+    """One cluster per module scope (and per enclosing scope), sorted by path."""
+    infos = getattr(scopes, "modules", None) or {}
+    direct: dict[tuple, list] = {}
+    for n in nodes:
+        if n.scope:
+            direct.setdefault(n.scope, []).append(n.id)
+    paths = set()
+    for path in direct:
+        paths.update(path[:i] for i in range(1, len(path) + 1))
+    out = []
+    for path in sorted(paths, key=_natural):
+        qualified = ".".join(map(str, path))
+        info = infos.get(qualified)
+        title = f"{qualified}: {info.kind}" if getattr(info, "kind", None) else qualified
+        out.append(Cluster(path, cluster_key(path), title, direct.get(path, [])))
+    return out
