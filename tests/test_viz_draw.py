@@ -195,6 +195,37 @@ def test_tensor_nodes_show_shape_dtype_and_tiny_previews():
     assert "axis=None, keepdims=False" in texts(found[f"n_{loss.id}"])
 
 
+class Square(mg.Function):
+    """∂(x²)/∂x = 2x"""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x.data**2
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * 2 * x
+
+
+@needs_dot
+@pytest.mark.parametrize("engine", ["scalar", "tensor"])
+def test_custom_function_nodes_show_class_name_and_saved_values(engine):
+    x = Value(3.0, label="x") if engine == "scalar" else mg.Tensor([3.0], requires_grad=True,
+                                                                    name="x")
+    y = Square.apply(x)
+    z = y * 2.0
+    found = groups(viz.draw(z, show_attrs=True).svg())
+    assert found[f"n_{y.id}"].get("class") == f"node op intermediate {engine} function"
+    assert texts(found[f"n_{y.id}"])[0] == "Square"
+    assert found[f"s_{y.id}_0"].get("class") == "node saved"  # shown without asking
+    assert texts(found[f"s_{y.id}_0"]) == ["saved[0] = input 0",
+                                           "3.0000" if engine == "scalar" else "[3.0000]"]
+    assert not any("ctx" in t for t in texts(found[f"n_{y.id}"]))
+    assert f"s_{y.id}_0" not in groups(viz.draw(z, show_saved=False).svg())
+
+
 @needs_dot
 def test_module_clusters_and_boxes():
     scope_module = pytest.importorskip("minigrad.nn.scope")
@@ -281,3 +312,31 @@ def test_dot_vanishing_after_the_check_is_still_a_clear_error(monkeypatch, tmp_p
     with pytest.raises(viz.DotNotFoundError, match="graphviz"):
         g.svg()
     assert "<pre>" in g._repr_html_()
+
+
+@needs_dot
+def test_a_real_model_as_clusters_and_boxes():
+    nn = pytest.importorskip("minigrad.nn")
+    if not hasattr(nn, "Sequential") or not hasattr(nn, "record_scopes"):
+        pytest.skip("minigrad.nn modules not available yet")
+    model = nn.Sequential(nn.Linear(2, 4), nn.ReLU(), nn.Linear(4, 3))
+    x = mg.Tensor(np.ones((5, 2), dtype=np.float32))
+    with nn.record_scopes() as scopes:
+        out = model(x)
+        loss = (out * out).mean()
+    loss.backward()
+    found = groups(viz.draw(loss, scopes=scopes).svg())
+    clusters = {k: texts(v) for k, v in found.items() if v.get("class") == "cluster module"}
+    assert clusters == {"c_0": ["0: Linear"], "c_1": ["1: ReLU"], "c_2": ["2: Linear"]}
+    weight = model[0].weight
+    assert texts(found[f"n_{weight.id}"])[0] == "0.weight"  # named by the scope map
+    g = viz.draw(loss, scopes=scopes, modules="box")
+    found = groups(g.svg())
+    boxes = {k: texts(v) for k, v in found.items() if v.get("class") == "node module box"}
+    assert boxes == {"c_0": ["0: Linear", "1 op, 2 params", "→ (5, 4) float32"],
+                     "c_1": ["1: ReLU", "1 op", "→ (5, 4) float32"],
+                     "c_2": ["2: Linear", "1 op, 2 params", "→ (5, 3) float32"]}
+    assert f"n_{weight.id}" not in found
+    # without scopes, params= still names the parameters
+    names = {n.name for n in viz.build_view(loss, params=model).nodes if n.role == "param"}
+    assert names == {"0.weight", "0.bias", "2.weight", "2.bias"}

@@ -139,3 +139,18 @@ def test_grad_flow_of_a_scalar_mlp_per_layer():
     loss.backward()
     fig = viz.plot_grad_flow(model)
     assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["layers.0", "layers.1"]
+
+
+def test_grad_flow_of_a_module_by_layer_and_by_parameter():
+    nn = pytest.importorskip("minigrad.nn")
+    if not hasattr(nn, "Sequential"):
+        pytest.skip("minigrad.nn modules not available yet")
+    model = nn.Sequential(nn.Linear(2, 4), nn.ReLU(), nn.Linear(4, 1))
+    model(mg.Tensor(np.ones((3, 2), dtype=np.float32))).sum().backward()
+    by_layer = viz.plot_grad_flow(model)
+    assert [t.get_text() for t in by_layer.axes[0].get_xticklabels()] == ["0", "2"]
+    by_param = viz.plot_grad_flow(model, by="parameter")
+    assert [t.get_text() for t in by_param.axes[0].get_xticklabels()] == [
+        "0.weight", "0.bias", "2.weight", "2.bias"]
+    with pytest.raises(ValueError, match="by must be"):
+        viz.plot_grad_flow(model, by="module")

@@ -162,3 +162,34 @@ def test_docstring_example_is_true():
     import viz.printer as module
 
     assert doctest.testmod(module).failed == 0
+
+
+class Cube(mg.Function):
+    """∂(x³)/∂x = 3x²"""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x.data**3
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * 3 * x * x
+
+
+def test_custom_functions_show_class_name_and_saved_values():
+    v = Value(2.0, label="v")
+    z = Cube.apply(v) * 2.0
+    assert viz.text(z) == (
+        "×  data=16.0000  grad=—\n"
+        "├── Cube  data=8.0000  grad=—  saved=(2.0000)\n"
+        "│   └── leaf v  data=2.0000  grad=—\n"
+        "└── const  data=2.0000"
+    )
+    z.backward()
+    assert viz.text(z).splitlines()[1] == "├── Cube  data=8.0000  grad=2.0000  saved=released"
+    assert "saved" not in viz.text(z, show_saved=False)
+    t = mg.Tensor([1.0, 2.0], requires_grad=True, name="t")
+    assert viz.text(Cube.apply(t)).splitlines()[0] == (
+        "Cube  (2,) float32  data=[1.0000, 8.0000]  grad=—  saved=([1.0000, 2.0000])")

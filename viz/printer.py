@@ -39,7 +39,8 @@ the changelog):
 * past ``max_indent`` levels (40) a line starts with its depth instead of
   guides, ``[41] └── …``, so a 100,000-node chain stays printable;
 * ``ids=True`` starts each head with the node's ``#id``; ``show_saved=True``
-  adds ``saved=(…)`` (``saved=released`` after backward).
+  adds ``saved=(…)`` (``saved=released`` after backward) to op nodes, which
+  custom Functions get by default.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ def text(
     params=None,
     scopes=None,
     show_grad: bool = True,
-    show_saved: bool = False,
+    show_saved: bool | None = None,
     digits: int = 4,
     width: int | None = 60,
     preview: int = 6,
@@ -65,14 +66,15 @@ def text(
     """The graph behind ``root`` (a Value/Tensor, a list of them, or a Tape) as a tree.
 
     Options: ``params`` names leaves (Module, dict or pairs); ``show_grad=False``
-    leaves grads out (forward view); ``show_saved`` adds what ops saved;
+    leaves grads out (forward view); ``show_saved`` adds what ops saved
+    (``None``: for custom Functions only);
     ``digits`` decimals; ``width`` characters per tensor preview; ``preview``
     elements before numpy summarises with ``...``; ``ids`` prefixes each line
     with the node's ``#id``; past ``max_indent`` levels lines stop indenting and
     say their depth instead.
     """
     view = build_view(root, params=params, scopes=scopes, show_grad=show_grad,
-                      show_saved=bool(show_saved), digits=digits, width=width,
+                      show_saved=show_saved, digits=digits, width=width,
                       preview=preview)
     return render_text(view, ids=ids, max_indent=max_indent)
 

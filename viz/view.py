@@ -344,8 +344,9 @@ def _view_node(node, is_root, names, scope_of, show_grad, show_saved, digits, wi
     return vn
 
 
-# attrs the tensor engine records for renderers; shape and dtype are shown anyway
-_BOOKKEEPING = frozenset({"in_shapes", "in_dtypes", "out_shape", "out_dtype"})
+# attrs recorded for renderers (shape and dtype are shown anyway) or for a custom
+# Function's backward (its ctx): not op settings a reader wants to see
+_BOOKKEEPING = frozenset({"in_shapes", "in_dtypes", "out_shape", "out_dtype", "ctx"})
 
 
 def _display(op, attrs) -> str:
@@ -388,13 +389,8 @@ def _saved_items(node, digits, width, preview):
 
 
 def _unwrap_saved(saved) -> tuple:
-    """The saved values of a node; a custom Function may keep its ``ctx`` there."""
-    if len(saved) == 1 and hasattr(saved[0], "saved_tensors"):
-        try:
-            return tuple(saved[0].saved_tensors)
-        except Exception:
-            return ()
-    return tuple(saved)
+    """The values a node saved; a custom Function on Values keeps its ``ctx`` there too."""
+    return tuple(v for v in saved if not hasattr(v, "save_for_backward"))
 
 
 def _is_custom(op) -> bool:
