@@ -81,6 +81,22 @@ def test_template_slots_classes_and_gradients_into_a_fake_svg():
     hidden = t.render(["hidden", "hidden", "", "", ""], {})
     assert groups(parse(hidden))["s_3_0"].get("class") == "node saved hidden"
     assert g["n_1"].get("data-mg-base") == "node leaf param scalar"
+    # per-step styles land on the node's first shape and the edge's line and arrow
+    shapes = {e.get("id"): e.get("class") for e in parse(out).iter() if e.get("id")}
+    assert shapes["n_1_s"] == shapes["n_3_s"] == "mg-s" and shapes["e_3_1_0_p"] == "mg-p"
+    assert "e_3_1_0_a" not in shapes  # that edge has no arrowhead polygon
+
+
+def test_state_css_rules_end_in_ids():
+    css = player.state_css("mgs-7", ["n_1", "n_2", "e_2_1_0"], ["hidden", "current has-grad",
+                                                                 "current"],
+                           companions=[("s_1_0", 0)], visible=["gv_2_1"])
+    rules = dict(re.findall(r"/\*([\w-]+)\*/([^{]*)\{", css))
+    assert rules["hidden"] == "#mgs-7 #n_1,#mgs-7 #s_1_0"
+    assert rules["has-grad"] == "#mgs-7 #n_2_s"
+    assert rules["grad"] == "#mgs-7 #gv_2_1"
+    assert "#mgs-7 #e_2_1_0_p{stroke:#d62728" in css and "#mgs-7 #n_2{font-weight:bold}" in css
+    assert ".mg-stepper g.node.current > .mg-s{" in player.css()  # the player's class rules
 
 
 def test_template_needs_an_exact_gradient_match():

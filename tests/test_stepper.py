@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 
 import numpy as np
 import pytest
@@ -398,24 +399,57 @@ def test_widget_speed_sets_play_interval():
     assert w.play.interval == 100
 
 
-def test_widget_graph_and_panel_follow_the_step():
+def styled(css: str) -> dict[str, set[str]]:
+    """``{state: element ids}`` from a step's stylesheet (``/*state*/#scope #n_3_s,…{…}``)."""
+    out: dict[str, set[str]] = {}
+    for state, selectors in re.findall(r"/\*([\w-]+)\*/([^{]*)\{", css):
+        for sel in selectors.split(","):
+            scope, target = sel.split(" ")
+            assert re.fullmatch(r"#mgs-\d+", scope)
+            el = re.sub(r"_[spa]$", "", target.lstrip("#"))
+            out.setdefault(state, set()).add(el)
+    return out
+
+
+def test_widget_graph_is_sent_once_and_restyled_per_step():
     s = _stepper()
     w = s.widget
     a = next(n for n in s.frames.nodes if n.label == "a")
     graph0 = w.graph.value
-    assert f'id="n_{a.id}" class="node leaf param scalar hidden"' in graph0
-    assert "<svg" in graph0 and 'class="mg-stepper"' in graph0
-    w.next_button.click()
-    assert f'id="n_{a.id}" class="node leaf param scalar current"' in w.graph.value
-    assert "Forward 1/4 · create a" in w.panel.value
+    assert graph0.startswith(f'<div class="mg-stepper mg-widget" id="{s.scope}">')
+    assert f'id="n_{a.id}" class="node leaf param scalar"' in graph0
+    # every gradient a shows during the replay is in the SVG, hidden until its step
+    assert re.findall(rf'id="gv_{a.id}_\d+"[^>]*>([^<]*)<', graph0) == [
+        "grad —", "grad 1.0000", "grad 4.0000"]
+    st0 = styled(w.restyle.value)
+    assert f"n_{a.id}" in st0["hidden"] and f"gv_{a.id}_0" in st0["grad"]
+    for i in range(len(s)):
+        w.slider.value = i
+        assert w.graph.value is graph0  # the SVG is never sent again
+        css = styled(w.restyle.value)
+        for state in ("hidden", "current", "receiving", "has-grad", "accumulated", "passed"):
+            want = {el for el, c in s.frames.classes(i).items() if state in c.split()}
+            assert css.get(state, set()) == want, (i, state)
+    w.next_button.click()  # wraps: at the end, next stays at the end
+    assert s.step == len(s) - 1
+    assert f"gv_{a.id}_2" in styled(w.restyle.value)["grad"]  # a.grad = 4.0 at the end
     i = next(k for k, f in enumerate(s.frames.frames)
              if f.kind == "contribute" and f.text.startswith("mul: ∂out/∂a"))
     w.slider.value = i
-    assert f'data-mg-grad="n_{a.id}">grad 4.0000<' in w.graph.value
     assert "1.0 × 3.0 = 3.0 added to a.grad: 1.0 → 4.0" in w.panel.value
-    assert "receiving" in w.graph.value
-    w.slider.value = 0
-    assert w.graph.value == graph0  # same layout, same bytes: nothing re-laid out
+    assert styled(w.restyle.value)["receiving"] == {f"n_{a.id}"}
+    w.slider.value = 1
+    assert "Forward 1/4 · create a" in w.panel.value
+    assert styled(w.restyle.value)["current"] == {f"n_{a.id}"}
+
+
+def test_render_svg_writes_the_step_into_the_svg():
+    s = _stepper()
+    a = next(n for n in s.frames.nodes if n.label == "a")
+    assert f'id="n_{a.id}" class="node leaf param scalar hidden"' in s.render_svg(0)
+    s.goto(1)
+    assert f'id="n_{a.id}" class="node leaf param scalar current"' in s.render_svg()
+    assert f'data-mg-grad="n_{a.id}">grad 4.0000<' in s.render_svg(len(s) - 1)
 
 
 def test_widget_without_dot_shows_the_panel_and_a_note(monkeypatch):
@@ -424,6 +458,7 @@ def test_widget_without_dot_shows_the_panel_and_a_note(monkeypatch):
     w = s.widget
     assert s.template is None and "graph not drawn" in s.note
     assert "mg-nograph" in w.graph.value and "graph not drawn" in w.graph.value
+    assert w.restyle.value == "<style></style>"
     w.next_button.click()
     assert "create a" in w.panel.value
     assert "mg-nograph" in s.to_html()

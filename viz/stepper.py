@@ -19,18 +19,27 @@ from __future__ import annotations
 
 import html
 import inspect
+import itertools
 import numbers
 
 import numpy as np
 
 from .formatting import NO_GRAD, format_array, format_number, format_value
 from .frames import Frames, StepperState
-from .player import SPEEDS, SvgTemplate, player_fragment, player_html, svg_template
+from .player import (
+    SPEEDS,
+    SvgTemplate,
+    player_fragment,
+    player_html,
+    state_css,
+    svg_template,
+)
 from .view import param_names
 
 __all__ = ["Stepper", "step_through", "GradText"]
 
 _WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+_SCOPES = itertools.count(1)
 
 
 class GradText:
@@ -106,6 +115,9 @@ class Stepper:
         self._widget = None
         self._gcache: dict = {}
         self._positions = {f"n_{n.id}": i for i, n in enumerate(self.frames.nodes)}
+        self._grad_pos: list[int] = []
+        self._widget_svg: str | None = None
+        self.scope = f"mgs-{next(_SCOPES)}"  # the widget's CSS is keyed under #<scope>
 
     # --- the drawing -------------------------------------------------------------
     @property
@@ -136,42 +148,74 @@ class Stepper:
                 self.note = f"graph not drawn: {first}"
                 return
         self._template = svg_template(self.frames, self._svg, self.grad_text)
+        self._grad_pos = [self._positions[el] for el in self._template.grad_nodes]
+
+    def _text(self, pos: int, code: int) -> str:
+        """The gradient text of node ``pos`` holding value number ``code`` (cached)."""
+        key = (pos, code)
+        text = self._gcache.get(key)
+        if text is None:
+            value = self.frames.grad_values[code] if code >= 0 else None
+            text = self._gcache[key] = self.grad_text(self.frames.nodes[pos], value)
+        return text
 
     def _grads(self, i: int) -> dict[str, str]:
-        t = self._template
+        t = self.template
         if t is None:
             return {}
-        row = self.frames.grad_codes[i]
-        values = self.frames.grad_values
-        nodes = self.frames.nodes
-        out = {}
-        cache = self._gcache
-        for el in t.grad_nodes:
-            pos = self._positions[el]
-            code = int(row[pos])
-            text = cache.get((pos, code))
-            if text is None:
-                text = self.grad_text(nodes[pos], values[code] if code >= 0 else None)
-                cache[(pos, code)] = text
-            out[el] = text
-        return out
+        row = self.frames.grad_codes[i].tolist()
+        return {el: self._text(p, row[p]) for el, p in zip(t.grad_nodes, self._grad_pos)}
 
     def render_svg(self, i: int | None = None) -> str | None:
-        """The SVG at step ``i`` (default: the current step), or ``None`` without a drawing."""
+        """The SVG at step ``i`` (default: the current step) with the step's classes and
+        gradients written in; ``None`` without a drawing.  (A snapshot for slides or
+        tests: the widget restyles one SVG by CSS instead, see ``step_css``.)"""
         t = self.template
         if t is None:
             return None
         i = self.state.step if i is None else i
         return t.render(self.frames.class_strings(i), self._grads(i))
 
-    def graph_html(self, i: int | None = None) -> str:
-        """The graph at step ``i`` as HTML for a ``widgets.HTML`` (inline SVG, in the DOM)."""
-        svg = self.render_svg(i)
-        if svg is None:
-            body = f'<div class="mg-nograph">{html.escape(self.note or "")}</div>'
-        else:
-            body = f'<div class="mg-graph">{svg}</div>'
-        return f'<div class="mg-stepper">{body}</div>'
+    def _prepare_variants(self) -> None:
+        """Every gradient text each node shows over the replay, numbered per node."""
+        self._variants: dict[str, list[str]] = {}
+        self._vmap: dict[tuple[int, int], int] = {}
+        codes = self.frames.grad_codes
+        for el, pos in zip(self.template.grad_nodes, self._grad_pos):
+            texts, index = [], {}
+            for code in np.unique(codes[:, pos]).tolist():
+                text = self._text(pos, code)
+                if text not in index:
+                    index[text] = len(texts)
+                    texts.append(text)
+                self._vmap[(pos, code)] = index[text]
+            self._variants[el] = texts
+
+    def widget_svg_html(self) -> str:
+        """The graph for the widget, sent once: the SVG with all gradient texts,
+        inside ``<div id=scope>``; each step only swaps a stylesheet (``step_css``)."""
+        if self._widget_svg is None:
+            t = self.template
+            if t is None:
+                body = f'<div class="mg-nograph">{html.escape(self.note or "")}</div>'
+            else:
+                self._prepare_variants()
+                body = f'<div class="mg-graph">{t.with_variants(self._variants)}</div>'
+            self._widget_svg = f'<div class="mg-stepper mg-widget" id="{self.scope}">{body}</div>'
+        return self._widget_svg
+
+    def step_css(self, i: int | None = None) -> str:
+        """Step ``i``'s stylesheet for the widget's SVG: state rules keyed by element id."""
+        t = self.template
+        if t is None:
+            return ""
+        self.widget_svg_html()
+        i = self.state.step if i is None else i
+        row = self.frames.grad_codes[i].tolist()
+        visible = [f"gv_{el[2:]}_{self._vmap[(p, row[p])]}"
+                   for el, p in zip(t.grad_nodes, self._grad_pos)]
+        return state_css(self.scope, self.frames.elements, self.frames.class_strings(i),
+                         t.companions, visible)
 
     # --- moving --------------------------------------------------------------------
     def __len__(self) -> int:

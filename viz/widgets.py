@@ -20,7 +20,11 @@ class StepperWidget:
 
     Attributes a test (or a curious student) can drive: ``play``, ``slider``,
     ``speed``, ``first_button``, ``prev_button``, ``next_button``,
-    ``last_button``; and read: ``graph``, ``panel``, ``counter``.
+    ``last_button``; and read: ``graph``, ``restyle``, ``panel``, ``counter``.
+
+    The SVG goes to the browser once (``graph``); a step sends only a small
+    stylesheet (``restyle``) keyed by element ids, so the browser restyles
+    the graph instead of parsing it again, and nodes never move.
     """
 
     def __init__(self, stepper):
@@ -51,14 +55,15 @@ class StepperWidget:
         self.next_button = button("Next ▶", "Next step", state.next)
         self.last_button = button("End »", "Jump to the end", state.last)
         self.counter = w.Label()
-        self.graph = w.HTML()
+        self.graph = w.HTML(stepper.widget_svg_html())  # sent once
+        self.restyle = w.HTML()  # a <style> per step: the only thing that changes
         self.panel = w.HTML()
         controls = w.HBox(
             [self.first_button, self.prev_button, self.play, self.next_button,
              self.last_button, self.slider, self.counter, self.speed],
             layout=w.Layout(flex_flow="row wrap", align_items="center"),
         )
-        self.box = w.VBox([self.style, controls, self.graph, self.panel])
+        self.box = w.VBox([self.style, self.restyle, controls, self.graph, self.panel])
         self.box.add_class("mg-stepper-widget")
         self.slider.observe(self._on_slider, names="value")
         state.observe(self._on_step)
@@ -77,7 +82,7 @@ class StepperWidget:
 
     def _show(self, i: int) -> None:
         st = self.stepper
-        self.graph.value = st.graph_html(i)
+        self.restyle.value = f"<style>{st.step_css(i)}</style>"
         f = st.frames[i]
         self.panel.value = f'<div class="mg-stepper">{panel_html(f.title, f.text)}</div>'
         self.counter.value = f"step {i + 1} / {len(st.frames)}"
