@@ -28,6 +28,8 @@ class Exercise:
 
 
 EXERCISES: tuple[Exercise, ...] = (
+    Exercise("ex01", "ex01_graph_text", 1, "reading and writing graphs with the text printer",
+             ("build_graph", "read_graph")),
     Exercise("ex02", "ex02_mul_backward", 2, "the backward rule of mul", ("mul_backward",)),
     Exercise("ex03", "ex03_tanh", 2, "tanh, forward and backward", ("tanh", "tanh_backward")),
     Exercise("ex04", "ex04_exp_pow", 2, "the backward rules of exp and pow",
@@ -44,6 +46,10 @@ EXERCISES: tuple[Exercise, ...] = (
              ("unbroadcast",)),
     Exercise("ex11", "ex11_matmul_backward", 5, "the backward rule of matmul",
              ("matmul_backward", "batched_matmul_backward")),
+    Exercise("ex12", "ex12_custom_function", 6, "custom Functions with ctx.save_for_backward",
+             ("Softplus", "Hypot")),
+    Exercise("ex13", "ex13_graph_memory", 7, "what a graph holds, and not building one",
+             ("saved_bytes", "evaluate")),
     Exercise("ex14", "ex14_gradcheck", 8, "a gradient check by central differences",
              ("numerical_gradient", "gradcheck")),
     Exercise("ex15", "ex15_softmax_cross_entropy", 9, "the softmax cross-entropy gradient",

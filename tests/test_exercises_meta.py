@@ -71,6 +71,18 @@ def test_readme_lists_every_exercise_with_its_lesson():
         assert re.search(rf"\|\s*{ex.lesson}\s*\|", row), f"README row of {ex.id}: lesson?"
 
 
+def test_ex01_docstring_shows_what_viz_text_really_prints():
+    """If the printer's format changes, the exercise text must change with it."""
+    import textwrap
+
+    import viz
+    from exercises.checks import ex01_graph_text as checks
+
+    doc = _runner.load("ex01").__doc__
+    assert textwrap.indent(checks.TARGET, "    ") in doc
+    assert textwrap.indent(viz.text(checks.quiz_graph()[0]), "    ") in doc
+
+
 # --- signatures, and stubs that are still stubs -----------------------------------------
 def _methods(cls) -> dict:
     out = {}

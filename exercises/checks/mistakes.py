@@ -512,3 +512,160 @@ def _conv_flipped(x, w, b=None, stride=1, padding=0):
 @mistake("ex16", "conv2d", "forgets the bias", "output")
 def _conv_no_bias(x, w, b=None, stride=1, padding=0):
     return _solution16().conv2d(x, w, None, stride, padding)
+
+
+# --- ex01 -------------------------------------------------------------------------------
+def _graph01(const_first=False, labels=True, backward=False):
+    from minigrad import Value
+
+    def build_graph():
+        w, x = Value(-3.0, label="w"), Value(-2.0, label="x")
+        p = w * x
+        q = 2 * x if const_first else x * 2
+        h = p + q
+        out = h.tanh()
+        if labels:
+            p.label, q.label, h.label, out.label = "p", "q", "h", "out"
+        if backward:
+            out.backward()
+        return out
+
+    return build_graph
+
+
+mistake("ex01", "build_graph", "2 * x instead of x * 2", "slot 0")(_graph01(const_first=True))
+mistake("ex01", "build_graph", "labels only on leaves", "differs at line 1")(
+    _graph01(labels=False))
+mistake("ex01", "build_graph", "calls backward", "do not call backward")(_graph01(backward=True))
+
+
+def _answers(**wrong):
+    def read_graph():
+        answers = {"leaves": ["x", "y"], "constants": 2, "ops": 7, "edges": 13,
+                   "grad_x": 2.2830}
+        answers.update(wrong)
+        return answers
+
+    return read_graph
+
+
+mistake("ex01", "read_graph", "counts [seen] lines as nodes", "count each node once")(
+    _answers(ops=8))
+mistake("ex01", "read_graph", "skips [seen] edges", "[seen]")(_answers(edges=9))
+mistake("ex01", "read_graph", "one x per line", "count each label once")(
+    _answers(leaves=["x", "x", "x", "x", "y"]))
+mistake("ex01", "read_graph", "grad of one edge only", "total")(_answers(grad_x=-1.6418 * -1.5))
+
+
+# --- ex12 -------------------------------------------------------------------------------
+def _softplus(save=True, stable=True, use_g=True, float64=False):
+    from minigrad import Function
+
+    class Softplus(Function):
+        """softplus(x) = log(1 + e^x);  ∂/∂x = σ(x)"""
+
+        @staticmethod
+        def forward(ctx, x):
+            d = x.data.astype(np.float64) if float64 else x.data
+            if save:
+                ctx.save_for_backward(x)
+            else:
+                ctx.x = x  # the mistake: lives as long as the graph, never released
+            if stable:
+                return np.maximum(d, 0) + np.log1p(np.exp(-np.abs(d)))
+            return np.log(1 + np.exp(d))
+
+        @staticmethod
+        def backward(ctx, grad_out):
+            (x,) = ctx.saved_tensors if save else (ctx.x,)
+            sigmoid = np.exp(-np.logaddexp(0, -x.data))
+            return (grad_out.data if use_g else 1.0) * sigmoid
+
+    return Softplus
+
+
+def _hypot(swap=False, only_a=False, use_g=True):
+    from minigrad import Function
+
+    class Hypot(Function):
+        """hypot(a, b) = √(a² + b²)"""
+
+        @staticmethod
+        def forward(ctx, a, b):
+            out = np.sqrt(a.data**2 + b.data**2)
+            ctx.save_for_backward(a, b, out)
+            return out
+
+        @staticmethod
+        def backward(ctx, grad_out):
+            a, b, out = ctx.saved_tensors
+            g = (grad_out.data if use_g else 1.0) / out
+            ga, gb = g * a.data, g * b.data
+            if only_a:
+                return ga
+            return (gb, ga) if swap else (ga, gb)
+
+    return Hypot
+
+
+MISTAKES[("ex12", "Softplus")] = [
+    Mistake("keeps x on ctx instead of save_for_backward", _softplus(save=False),
+            "save_for_backward"),
+    Mistake("log(1 + e^x) overflows", _softplus(stable=False), "not finite"),
+    Mistake("forgets grad_out", _softplus(use_g=False), "upstream gradient g"),
+    Mistake("float64 output for float32 input", _softplus(float64=True), "float32"),
+]
+MISTAKES[("ex12", "Hypot")] = [
+    Mistake("gradients swapped", _hypot(swap=True), "∂hypot/∂a"),
+    Mistake("returns one gradient", _hypot(only_a=True), "returned 1 gradients"),
+    Mistake("forgets grad_out", _hypot(use_g=False), "times grad_out"),
+]
+
+
+# --- ex13 -------------------------------------------------------------------------------
+def _saved_bytes(dedup=True, bases=True, skip_released=True):
+    def saved_bytes(root):
+        total, buffers = 0, {}
+        for node in topological_order(root):
+            saved = node.saved
+            if saved is None and not skip_released:
+                saved = node.parents  # the mistake: counts what the parents hold instead
+                saved = [p.data for p in saved]
+            for item in saved or ():
+                if isinstance(item, np.ndarray):
+                    base = item
+                    while bases and isinstance(base.base, np.ndarray):
+                        base = base.base
+                    total += base.nbytes
+                    buffers[id(base)] = base.nbytes
+        return sum(buffers.values()) if dedup else total
+
+    return saved_bytes
+
+
+mistake("ex13", "saved_bytes", "counts shared buffers twice", "count each buffer once")(
+    _saved_bytes(dedup=False))
+mistake("ex13", "saved_bytes", "counts a view's own nbytes", "base")(_saved_bytes(bases=False))
+mistake("ex13", "saved_bytes", "still counts released nodes", "released")(
+    _saved_bytes(skip_released=False))
+
+
+def _evaluate(no_grad=True, as_float=True, leave_off=False):
+    def evaluate(model, loss_fn, batches):
+        if leave_off:
+            minigrad.set_grad_enabled(False)
+            return [float(loss_fn(model(x), y).item()) for x, y in batches]
+        if no_grad:
+            with minigrad.no_grad():
+                losses = [loss_fn(model(x), y) for x, y in batches]
+        else:
+            losses = [loss_fn(model(x), y).detach() for x, y in batches]
+        return [float(v.item()) if as_float else v for v in losses]
+
+    return evaluate
+
+
+mistake("ex13", "evaluate", "detach after the fact", "recorded")(_evaluate(no_grad=False))
+mistake("ex13", "evaluate", "returns tensors", "Python floats")(_evaluate(as_float=False))
+mistake("ex13", "evaluate", "switches grad mode off for good", "left grad mode off")(
+    _evaluate(leave_off=True))
