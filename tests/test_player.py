@@ -198,3 +198,29 @@ def test_panel_text_is_escaped():
         '<div class="mg-panel"><div class="mg-title">a&lt;b</div>'
         '<div class="mg-text">x &amp; y</div></div>'
     )
+
+
+@needs_dot
+@pytest.mark.skipif(not hasattr(minigrad, "Tensor"), reason="minigrad.Tensor not available yet")
+def test_tensor_graph_gradients_are_rewritten_per_step():
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    with minigrad.record() as tape:
+        x = minigrad.Tensor(rng.standard_normal((4, 3)), name="x")
+        W = minigrad.Tensor(rng.standard_normal((3, 2)), requires_grad=True, name="W")
+        b = minigrad.Tensor(rng.standard_normal(2), requires_grad=True, name="b")
+        h = (x @ W + b).tanh()
+        loss = (h * h).sum()
+        loss.backward()
+    s = Stepper(tape)
+    t = s.template
+    assert t is not None and t.missing == []
+    assert {f"n_{W.id}", f"n_{b.id}", f"n_{loss.id}"} <= set(t.grad_nodes)
+    last = len(s) - 1
+    texts = {g.get("data-mg-grad"): g.text for g in parse(s.render_svg(last)).iter(f"{SVG_NS}text")
+             if g.get("data-mg-grad")}
+    assert texts[f"n_{b.id}"].startswith("grad [") and texts[f"n_{loss.id}"] == "grad 1.0000"
+    first = {g.get("data-mg-grad"): g.text for g in parse(s.render_svg(0)).iter(f"{SVG_NS}text")
+             if g.get("data-mg-grad")}
+    assert set(first.values()) == {"grad —"}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import re
+import shutil
 
 import numpy as np
 import pytest
@@ -271,25 +272,53 @@ def test_tensor_graph_frames_and_final_gradients():
     assert "accumulated" in fr.classes(len(fr) - 1)[f"n_{h.id}"]
 
 
-@pytest.mark.skipif(not hasattr(minigrad, "Function"), reason="minigrad.Function not available yet")
-def test_custom_function_steps():
+def _cube():
     class Cube(minigrad.Function):
+        """∂(x³)/∂x = 3x²"""
+
         @staticmethod
         def forward(ctx, x):
             ctx.save_for_backward(x)
-            return x**3
+            return x.data**3
 
         @staticmethod
         def backward(ctx, g):
             (x,) = ctx.saved_tensors
-            return 3 * x**2 * g
+            return g * 3 * x * x
 
+    return Cube
+
+
+@pytest.mark.skipif(not hasattr(minigrad, "Function"), reason="minigrad.Function not available yet")
+def test_custom_function_on_tensors():
+    Cube = _cube()
     x0 = np.array([1.0, 2.0])
     s = step_through(lambda x: Cube.apply(x).sum(), x0)
     fr = s.frames
-    assert any(f.kind == "visit" and "Cube" in f.title for f in fr.frames)
-    xnode = next(n for n in fr.nodes if n.label == "x")
-    np.testing.assert_allclose(fr.grads(len(fr) - 1)[xnode.id], 3 * x0**2)
+    # the nodes Cube.backward computes with are not part of the forward graph
+    assert [f.title for f in fr.frames if f.kind == "created"] == [
+        "Forward 1/3 · create x", f"Forward 2/3 · create #{fr.nodes[1].id} (Cube)",
+        f"Forward 3/3 · create #{fr.nodes[2].id} (sum)"]
+    assert len(fr.nodes) == 3 and len(fr.edges) == 2
+    last = [f for f in fr.frames if f.kind == "contribute"][-1]
+    assert last.text.startswith("Cube: ∂(x³)/∂x = 3x²; upstream × local derivative = "
+                                "[3.0, 12.0], added to x.grad: 0 → [3.0, 12.0]")
+    np.testing.assert_array_equal(fr.grads(len(fr) - 1)[fr.nodes[0].id], 3 * x0**2)
+    if shutil.which("dot"):
+        assert s.template is not None and s.template.missing == []
+
+
+@pytest.mark.skipif(not hasattr(minigrad, "Function"), reason="minigrad.Function not available yet")
+def test_custom_function_on_values():
+    Cube = _cube()
+    s = step_through(lambda a: Cube.apply(a) * 2, 1.5, svg=FAKE_SVG)
+    fr = s.frames
+    assert len(fr.nodes) == 4  # a, Cube(a), the constant 2.0, the product
+    cube = fr.nodes[1]
+    assert fr.frames[2].text == f"Cube: #{cube.id} = Cube(a) = Cube(1.5) = 3.375"
+    last = [f for f in fr.frames if f.kind == "contribute"][-1]
+    assert last.text.splitlines()[0] == (
+        "Cube: ∂(x³)/∂x = 3x² = 6.75; 2.0 × 6.75 = 13.5 added to a.grad: 0.0 → 13.5")
 
 
 # --- the state object ---------------------------------------------------------------

@@ -113,6 +113,13 @@ def _is_array(x) -> bool:
     return isinstance(x, np.ndarray) and x.ndim > 0
 
 
+def _plain(v) -> bool:
+    """Settings a student set (axis=1, keepdims=True), not internals such as a ctx."""
+    if isinstance(v, tuple):
+        return all(_plain(i) for i in v)
+    return v is None or isinstance(v, (int, float, str, bool, np.integer, np.floating))
+
+
 def _fmt_attr(v) -> str:
     if isinstance(v, (np.integer, int)) and not isinstance(v, bool):
         return str(int(v))
@@ -151,11 +158,11 @@ def _kind(node) -> str:
 
 # --- op formulas -------------------------------------------------------------------
 _INFIX = {"add", "sub", "mul", "div", "pow", "matmul"}
-_PART = re.compile(r"^∂\w*/∂(\S+?)\s*=")
+_PART = re.compile(r"^∂[^/\s]*/∂(\w+)\s*=")
 _HIDDEN_ATTRS = ("in_", "out_")  # op metadata (shapes, dtypes) the panel need not repeat
 
 
-def _slots(op) -> tuple[list[str], list[str] | None]:
+def _slots(op, arity: int) -> tuple[list[str], list[str] | None]:
     """Input names and one formula per input, read off ``op.formula``.
 
     Scalar formulas read ``"∂/∂a = b,  ∂/∂b = a"``: split at ``",  "`` we get one
@@ -164,7 +171,6 @@ def _slots(op) -> tuple[list[str], list[str] | None]:
     and the whole formula is shown.
     """
     formula = (getattr(op, "formula", "") or "").strip()
-    arity = len(op.grads)
     parts = [p.strip() for p in re.split(r",\s{2,}", formula)] if formula else []
     if len(parts) == arity and all(_PART.match(p) for p in parts):
         return [_PART.match(p).group(1) for p in parts], parts
@@ -177,9 +183,9 @@ def _slots(op) -> tuple[list[str], list[str] | None]:
     return names, None
 
 
-def _deriv_text(op, slot: int, derivative) -> str:
+def _deriv_text(op, slot: int, derivative, arity: int) -> str:
     """``∂out/∂a = b = 3.0`` (the local derivative, with its value when known)."""
-    names, parts = _slots(op)
+    names, parts = _slots(op, arity)
     name = names[slot] if slot < len(names) else f"x{slot + 1}"
     value = "" if derivative is None or _is_array(derivative) else f" = {fmt_num(derivative)}"
     if parts is not None:
@@ -207,7 +213,7 @@ def _expr(node, op, parents, name=node_name) -> tuple[str, str]:
     """The forward expression in names and in values: ``a × b`` and ``2.0 × 3.0``."""
     attrs = node.attrs or {}
     kw = ", ".join(f"{k}={_fmt_attr(v)}" for k, v in sorted(attrs.items())
-                   if not k.startswith(_HIDDEN_ATTRS))
+                   if not k.startswith(_HIDDEN_ATTRS) and _plain(v))
     if op.name in _INFIX and len(parents) == 2 and not kw:
         s = f" {op.symbol} "
         return (s.join(name(p) for p in parents),
@@ -280,7 +286,13 @@ class Frames:
                 "tape.backward(loss) afterwards (or use mode='forward')"
             )
         self.mode = mode
-        roots = list(tape.roots)
+        # Nodes created while backward runs (a custom Function's backward computes
+        # with Tensors too) are not part of the forward graph: leave them out.
+        marks = [i for i, e in enumerate(events) if e.kind != "created"]
+        span = range(marks[0], marks[-1] + 1) if marks else range(0)
+        created = [e.node for i, e in enumerate(events) if e.kind == "created" and i not in span]
+        used = {p.id for n in created for p in n.parents}
+        roots = [n for n in created if n.id not in used]
         seen = {n.id for n in roots}
         for e in events:
             if e.kind == "seeded" and e.node.id not in seen:
@@ -295,8 +307,8 @@ class Frames:
                 self.edges.append((f"e_{n.id}_{p.id}_{slot}", n, p, slot))
         self.edge_ids = [e[0] for e in self.edges]
         self.elements = tuple(self.node_ids + self.edge_ids)
-        self._created = [e.node for e in events if e.kind == "created"]
-        self._events = events
+        self._created = created
+        self._events = [e for i, e in enumerate(events) if e.kind != "created" or i not in span]
         self._build()
 
     def name(self, node) -> str:
@@ -598,7 +610,7 @@ def _contribution_text(e, upstream, name=node_name) -> str:
     """``mul: ∂out/∂a = b = 3.0; 2.0 × 3.0 = 6.0 added to a.grad: 0.0 → 6.0``."""
     n, p = e.node, e.parent
     op = n.op
-    deriv = _deriv_text(op, e.slot, e.derivative)
+    deriv = _deriv_text(op, e.slot, e.derivative, len(n.parents))
     pname = name(p)
     before = _fmt_grad(e.before, p.data)
     after = fmt_value(e.after)

@@ -36,6 +36,11 @@ from .player import (
 )
 from .view import param_names
 
+try:
+    from .view import grad_label as _grad_label
+except ImportError:  # pragma: no cover - a renderer without it
+    _grad_label = None
+
 __all__ = ["Stepper", "step_through", "GradText"]
 
 _WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
@@ -46,24 +51,26 @@ class GradText:
     """The ``grad …`` text ``viz.draw`` prints in a node, for any gradient value.
 
     The graph is drawn once, with final gradients; at each step a node shows
-    the gradient it holds *then*, written exactly as the renderer would.
+    the gradient it holds *then*, written exactly as the renderer would
+    (``viz.view.grad_label``).  A text that does not match the drawing is
+    simply left alone by the template.
     """
 
-    def __init__(self, digits: int = 4, preview: int = 6, width: int = 60):
-        self.digits, self.preview, self.width = digits, preview, width
+    def __init__(self, digits: int = 4, preview: int = 6):
+        self.digits, self.preview = digits, preview
 
     def __call__(self, node, g) -> str:
-        data = node.data
-        if isinstance(data, np.ndarray):
-            if g is None:
-                return f"grad {NO_GRAD}"
-            if data.size <= self.preview:
-                return "grad " + format_array(np.asarray(g), self.digits, self.width, self.preview)
-            norm = float(np.sqrt(np.sum(np.square(np.asarray(g), dtype=float))))
-            return f"grad ‖g‖ {format_number(norm, self.digits)}"
+        if _grad_label is not None:
+            return _grad_label(node.data, g, digits=self.digits, preview=self.preview)
+        data = node.data  # pragma: no cover - older renderer without grad_label
         if g is None:
             return f"grad {NO_GRAD}"
-        return "grad " + format_value(g, self.digits, self.width, self.preview)
+        if isinstance(data, np.ndarray):
+            if data.size <= self.preview:
+                return "grad " + format_array(np.asarray(g), self.digits, 60, self.preview)
+            norm = float(np.sqrt(np.sum(np.square(np.asarray(g), dtype=float))))
+            return f"grad norm {format_number(norm, self.digits)}"
+        return "grad " + format_value(g, self.digits, 60, self.preview)
 
 
 class Stepper:
@@ -93,7 +100,8 @@ class Stepper:
                 f"Stepper: speed must be one of {', '.join(repr(s) for s, _ in SPEEDS)}, "
                 f"got {speed!r}"
             )
-        names = param_names(draw_options.get("params"))
+        self._user_params = draw_options.get("params")
+        names = param_names(self._user_params)
         self.frames = Frames(tape, mode, names)
         if show_ids or names:
             # name every node the panel talks about, so picture and words agree
@@ -141,12 +149,24 @@ class Stepper:
             except ImportError as exc:  # pragma: no cover - viz without its renderer
                 self.note = f"graph drawing unavailable ({exc}); the steps are described below"
                 return
-            try:
-                self._svg = draw(self.frames.roots, **self.draw_options).svg()
-            except Exception as exc:  # no dot, graph too large, ...: keep the panel working
-                first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-                self.note = f"graph not drawn: {first}"
+            from .graph import DotNotFoundError, GraphTooLargeError
+
+            attempts = [self.draw_options]
+            if self._user_params is not self.draw_options.get("params"):
+                # the "#<id>" names are a nicety: if drawing them fails, draw without
+                attempts.append({**self.draw_options, "params": self._user_params})
+            for options in attempts:
+                try:
+                    self._svg = draw(self.frames.roots, **options).svg()
+                    break
+                except Exception as exc:  # no dot, too large, ...: keep the panel working
+                    text = str(exc).strip()
+                    self.note = f"graph not drawn: {text.splitlines()[0] if text else repr(exc)}"
+                    if isinstance(exc, (DotNotFoundError, GraphTooLargeError)):
+                        return
+            else:
                 return
+            self.note = None
         self._template = svg_template(self.frames, self._svg, self.grad_text)
         self._grad_pos = [self._positions[el] for el in self._template.grad_nodes]
 
