@@ -186,8 +186,8 @@ def test_tensor_nodes_show_shape_dtype_and_tiny_previews():
     found = groups(viz.draw(loss).svg())
     assert found[f"n_{x.id}"].get("class") == "node leaf param tensor"
     assert texts(found[f"n_{x.id}"]) == ["x", "(2, 2) float32", "data [[1.0000, 2.0000],",
-                                          " [3.0000, 4.0000]]", "grad [[3.0000, 3.0000],",
-                                          " [3.0000, 3.0000]]"]
+                                          " [3.0000, 4.0000]]",
+                                          "grad [[3.0000, 3.0000], [3.0000, 3.0000]]"]
     # a big tensor shows no values, only its gradient's norm: sqrt(3·(1+4+9+16))
     assert texts(found[f"n_{W.id}"]) == ["W", "(4, 3) float32", "grad norm 9.4868"]
     assert texts(found[f"n_{loss.id}"]) == ["Σ", "() float32", "data 30.0000", "grad 1.0000"]
@@ -340,3 +340,25 @@ def test_a_real_model_as_clusters_and_boxes():
     # without scopes, params= still names the parameters
     names = {n.name for n in viz.build_view(loss, params=model).nodes if n.role == "param"}
     assert names == {"0.weight", "0.bias", "2.weight", "2.bias"}
+
+
+@needs_dot
+def test_grad_label_is_exactly_the_drawn_grad_field():
+    """The stepper rewrites grad fields with viz.grad_label: it must match the drawing."""
+    x = mg.Tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True, name="x")
+    W = mg.Tensor(np.ones((4, 3)), requires_grad=True, name="W")
+    loss = (x.reshape(1, 4) @ W).sum()
+    a = Value(2.0, label="a")
+    y = a * a
+    for root in (loss, y):
+        for before in (True, False):
+            if not before:
+                root.backward()
+            found = groups(viz.draw(root, digits=3, preview=4).svg())
+            for node in mg.topological_order(root):
+                if not node.requires_grad:
+                    continue
+                drawn = [t for t in texts(found[f"n_{node.id}"]) if t.startswith("grad")]
+                assert drawn == [viz.grad_label(node.data, node.grad, digits=3, preview=4)]
+    assert viz.grad_label(W.data, W.grad) == "grad norm 9.4868"
+    assert viz.grad_label(a.data, None) == "grad —"

@@ -31,6 +31,7 @@ _LAZY = {
     "edge_key": "view",
     "saved_key": "view",
     "cluster_key": "view",
+    "grad_label": "view",
     # graphviz
     "draw": "graph",
     "Graph": "graph",

@@ -28,8 +28,11 @@ legend (``legend=True``)              ``legend``; ``node legend``
 ====================================  ==============================================
 
 Inside a node's group the text elements read, in order: the op symbol, the
-name, then ``data …`` and ``grad …`` (tensors: shape and dtype before data).
-A grad not computed yet reads ``grad —``.
+name, then ``data …`` (a small matrix: one text line per row) and ``grad …``
+(tensors: shape and dtype before data).  The grad field is always one text
+element whose text is ``viz.view.grad_label(data, grad, digits=, preview=)``:
+``grad —`` before any gradient arrived, ``grad 0.5000``, ``grad [1.0000, 2.0000]``
+or, for a tensor with more than ``preview`` elements, ``grad norm 9.4868``.
 """
 
 from __future__ import annotations
@@ -37,7 +40,6 @@ from __future__ import annotations
 from html import escape
 from typing import NamedTuple
 
-from .formatting import NO_GRAD
 from .view import GraphView
 
 __all__ = ["to_dot", "render_dot", "Dot", "COLORS", "RANKDIRS", "MODULES"]
@@ -203,8 +205,8 @@ def _node_line(n, show_attrs: bool, highlighted: bool) -> str:
         if n.name is not None:
             cells.append(_td(n.name))
         cells.append(_td(f"data {n.data}"))
-        if n.grad is not None:
-            cells.append(_td(f"grad {n.grad}"))
+        if n.grad_label is not None:
+            cells.append(_td(n.grad_label))
         if show_attrs and n.attrs:
             cells.append(_td(n.attrs))
         rows = ["<tr>" + "".join(cells) + "</tr>"]
@@ -221,12 +223,8 @@ def _node_line(n, show_attrs: bool, highlighted: bool) -> str:
         tiny = n.tiny
         if tiny:
             rows.append((f"<tr>{_td_rows('data', n.data)}</tr>", 1))
-        if n.grad is not None:
-            if n.grad == NO_GRAD or tiny:
-                cell = _td_rows("grad", n.grad)
-            else:
-                cell = _td(f"grad norm {n.grad_norm}", align="left")
-            rows.append((f"<tr>{cell}</tr>", 1))
+        if n.grad_label is not None:  # one line: the stepper rewrites it as grads flow in
+            rows.append((f"<tr>{_td(n.grad_label, align='left')}</tr>", 1))
         if show_attrs and n.attrs:
             rows.append((f"<tr>{_td(n.attrs, align='left')}</tr>", 1))
         widest = max(span for _, span in rows)

@@ -17,7 +17,7 @@ from html import escape
 from pathlib import Path
 
 from .dot import MODULES, RANKDIRS, render_dot
-from .view import GraphView, build_view
+from .view import DRAW_WIDTH, GraphView, build_view
 
 __all__ = ["draw", "Graph", "DotNotFoundError", "GraphTooLargeError", "dot_available",
            "INSTALL_HINT"]
@@ -196,7 +196,8 @@ def draw(
     if modules not in MODULES:
         raise ValueError(f"draw: modules must be 'cluster', 'box' or None, got {modules!r}")
     view = build_view(root, params=params, scopes=scopes, show_grad=show_grad,
-                      show_saved=show_saved, digits=digits, width=80, preview=preview)
+                      show_saved=show_saved, digits=digits, width=DRAW_WIDTH,
+                      preview=preview)
     if max_nodes is not None and modules != "box" and len(view.nodes) > max_nodes:
         raise _too_large(len(view.nodes), max_nodes)
     dot = render_dot(view, rankdir=rankdir, show_attrs=show_attrs, modules=modules,

@@ -54,7 +54,12 @@ __all__ = [
     "cluster_key",
     "as_roots",
     "param_names",
+    "grad_label",
+    "DRAW_WIDTH",
 ]
+
+#: Preview width (characters) of values inside drawn nodes.
+DRAW_WIDTH = 80
 
 #: The node roles, in legend order.
 ROLES = ("param", "input", "intermediate", "output", "saved")
@@ -112,6 +117,7 @@ class ViewNode:
     size: int = 1
     tiny: bool = True  # few enough elements (<= preview) to print them in full
     grad_norm: str | None = None  # tensors with a grad: its L2 norm, formatted
+    grad_label: str | None = None  # the drawn grad field, see grad_label(); None: no field
     attrs: str | None = None  # "axis=1, keepdims=True"
     saved: tuple | None = ()  # SavedItems; None once released after backward
     custom: bool = False  # made by a custom Function
@@ -174,6 +180,27 @@ class GraphView:
 
     def __repr__(self) -> str:
         return f"<GraphView {len(self.nodes)} nodes, {len(self.edges)} edges>"
+
+
+def grad_label(data, grad, *, digits: int = 4, preview: int = 6, width: int | None = DRAW_WIDTH
+               ) -> str:
+    """The exact ``grad …`` text ``viz.draw`` writes in a node holding ``data``.
+
+    ``grad`` is any gradient value for that node (``None``: not computed,
+    ``grad —``).  Tensors with at most ``preview`` elements show their values
+    on one line; bigger ones show the gradient's L2 norm (``grad norm 9.4868``).
+    The stepper uses this to rewrite the text as gradients flow in, so pass the
+    same ``digits``/``preview`` as to ``draw``.
+    """
+    if grad is None:
+        return f"grad {NO_GRAD}"
+    if isinstance(data, np.ndarray):
+        g = np.asarray(grad)
+        if data.size <= preview:
+            return "grad " + format_array(g, digits, width, preview)
+        return "grad norm " + format_number(float(np.sqrt(np.sum(np.square(g, dtype=float)))),
+                                            digits)
+    return "grad " + format_value(grad, digits, width, preview)
 
 
 # --------------------------------------------------------------------- inputs
@@ -314,6 +341,8 @@ def _view_node(node, is_root, names, scope_of, show_grad, show_saved, digits, wi
         node=node,
     )
     show_grad = show_grad and (requires_grad or grad is not None)
+    if show_grad:
+        vn.grad_label = grad_label(data, grad, digits=digits, preview=preview, width=width)
     if tensor:
         vn.shape = format_shape(data.shape)
         vn.dtype = str(data.dtype)
