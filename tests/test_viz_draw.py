@@ -362,3 +362,17 @@ def test_grad_label_is_exactly_the_drawn_grad_field():
                 assert drawn == [viz.grad_label(node.data, node.grad, digits=3, preview=4)]
     assert viz.grad_label(W.data, W.grad) == "grad norm 9.4868"
     assert viz.grad_label(a.data, None) == "grad —"
+
+
+def test_a_failing_dot_never_raises_on_display(monkeypatch):
+    import viz.graph
+
+    g = viz.draw(Value(1.0) * 2.0)
+
+    def broken(format="svg"):
+        raise RuntimeError("graphviz 'dot' failed on this graph: syntax error")
+
+    monkeypatch.setattr(g, "pipe", broken)
+    assert "syntax error" in g._repr_html_() and "<pre>" in g._repr_html_()
+    assert g._repr_svg_() is None
+    assert viz.graph.Graph.pipe is not broken

@@ -116,18 +116,19 @@ class Graph:
     def _repr_html_(self) -> str:
         try:
             svg = self.svg()
-        except DotNotFoundError:
+        except RuntimeError as exc:  # no dot, or dot failed: show the text tree instead
+            note = INSTALL_HINT if isinstance(exc, DotNotFoundError) else str(exc)
             return (
                 f'<div class="minigrad-graph minigrad-graph-text"><pre>{escape(self.text())}'
-                f"</pre><p><small>{escape(INSTALL_HINT)}</small></p></div>"
+                f"</pre><p><small>{escape(note)}</small></p></div>"
             )
         return f'<div class="minigrad-graph" style="overflow:auto">{svg}</div>'
 
     def _repr_svg_(self) -> str | None:
         try:
             return self.svg()
-        except DotNotFoundError:
-            return None  # Jupyter then falls back to the HTML (text) view
+        except RuntimeError:
+            return None  # Jupyter then shows the HTML (text) view
 
     def __repr__(self) -> str:
         nodes, edges = self._counts
@@ -152,7 +153,7 @@ def draw(
     modules: str | None = "cluster",
     depth: int | None = None,
     highlight=(),
-    max_nodes: int | None = 500,
+    max_nodes: int | None = 1000,
     digits: int = 4,
     preview: int = 6,
     legend: bool = False,
