@@ -127,6 +127,36 @@ class Tensor(Node):
     def tolist(self):
         return self.data.tolist()
 
+    def __format__(self, spec: str) -> str:
+        """``f"{loss:.4f}"`` works for one-element tensors."""
+        if spec and self.data.size == 1:
+            return format(self.data.item(), spec)
+        return format(repr(self), spec)
+
+    def __setitem__(self, index, value):
+        raise TypeError(
+            "Tensor does not support item assignment (in-place ops would silently change "
+            "values saved for backward). Build a new tensor, e.g. with where(mask, value, t), "
+            "or edit t.data under no_grad() if no gradient should see it.")
+
+    # --- copying and pickling: a copy is a new node with a fresh id ---------------------------
+    def __deepcopy__(self, memo):
+        if self.op is not None:
+            raise RuntimeError(
+                "only leaf tensors can be deep-copied (a non-leaf would drag its graph "
+                "along); use t.detach() first")
+        new = type(self)(self.data.copy(), requires_grad=self.requires_grad,
+                         dtype=self.data.dtype, name=self.label)
+        if self.grad is not None:
+            new.grad = self.grad.copy()
+        memo[id(self)] = new
+        return new
+
+    def __reduce__(self):
+        if self.op is not None:
+            raise RuntimeError("only leaf tensors can be pickled; use t.detach() first")
+        return (_rebuild, (type(self), self.data, self.requires_grad, self.label, self.grad))
+
     # --- graph bookkeeping ----------------------------------------------------------------
     def detach(self) -> Tensor:
         """A new leaf sharing this data, with no history and no gradient."""
@@ -433,6 +463,12 @@ def to_array(data, dtype=None) -> np.ndarray:
     if arr.dtype.kind not in "fiub":
         raise TypeError(f"Tensor supports float, int and bool data, got dtype {arr.dtype}")
     return arr
+
+
+def _rebuild(cls, data, requires_grad, label, grad) -> Tensor:
+    t = cls(data, requires_grad=requires_grad, dtype=data.dtype, name=label)
+    t.grad = grad
+    return t
 
 
 def _check_differentiable(dtype, where: str) -> None:

@@ -106,6 +106,29 @@ class TestConstruction:
         assert repr(T([1, 2], name="i")) == "tensor([1, 2], name='i')"
 
 
+class TestCopying:
+    def test_deepcopy_and_pickle_give_new_ids(self):
+        import copy
+        import pickle
+
+        w = minigrad.randn(2, 2, requires_grad=True, name="w")
+        w.grad = np.ones((2, 2), np.float32)
+        for c in (copy.deepcopy(w), pickle.loads(pickle.dumps(w))):
+            assert c.id != w.id and c.name == "w" and c.requires_grad
+            np.testing.assert_array_equal(c.data, w.data)
+            np.testing.assert_array_equal(c.grad, w.grad)
+        assert copy.deepcopy(w).data is not w.data
+        with pytest.raises(RuntimeError, match="leaf"):
+            copy.deepcopy(w * 2)
+
+    def test_format_and_no_item_assignment(self):
+        assert f"{T(1.23456):.2f}" == "1.23"
+        assert f"{T([1.0])}" == "tensor([1.])"
+        x = T([1.0, 2.0])
+        with pytest.raises(TypeError, match="item assignment"):
+            x[0] = 3.0
+
+
 class TestDtypes:
     def test_python_numbers_do_not_promote_float32(self):
         x = T([1.0, 2.0], requires_grad=True)
