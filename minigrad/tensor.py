@@ -26,8 +26,8 @@ from .autograd.node import Node, announce, init_node, next_id
 from .autograd.state import GRAD_OFF, HOOKS, STATE
 
 __all__ = [
-    "Tensor", "apply_op", "arange", "cat", "full", "manual_seed", "ones", "ones_like", "rand",
-    "randn", "stack", "tensor", "where", "zeros", "zeros_like",
+    "Tensor", "apply_op", "arange", "cat", "concatenate", "full", "manual_seed", "ones",
+    "ones_like", "rand", "randn", "stack", "tensor", "where", "zeros", "zeros_like",
 ]
 
 _new = object.__new__
@@ -296,7 +296,7 @@ class Tensor(Node):
         return _unary(ops.RELU, self)
 
     def leaky_relu(self, negative_slope: float = 0.01):
-        return apply_op(ops.LEAKY_RELU, self, negative_slope=float(negative_slope))
+        return apply_op(ops.LEAKY_RELU, self, negative_slope=_number(negative_slope, "leaky_relu"))
 
     def gelu(self, approximate: str = "none"):
         if approximate not in ("none", "tanh"):
@@ -391,10 +391,18 @@ class Tensor(Node):
         lead = len(shape) - self.data.ndim
         shape = tuple(self.data.shape[i - lead] if n == -1 and i >= lead else n
                       for i, n in enumerate(shape))
-        return apply_op(ops.EXPAND, self, shape=shape)
+        return self.broadcast_to(shape)
 
     def broadcast_to(self, shape):
-        return apply_op(ops.EXPAND, self, shape=_shape_arg((shape,), "broadcast_to"))
+        shape = _shape_arg((shape,), "broadcast_to")
+        try:
+            ok = np.broadcast_shapes(self.data.shape, shape) == shape
+        except ValueError:
+            ok = False
+        if not ok:
+            raise ValueError(f"expand: a tensor of shape {self.data.shape} cannot be broadcast "
+                             f"to shape {shape} (each axis must match or be 1)")
+        return apply_op(ops.EXPAND, self, shape=shape)
 
     def flatten(self, start_dim: int = 0, end_dim: int = -1):
         """Merge axes start_dim..end_dim into one (PyTorch's arguments)."""
@@ -402,7 +410,10 @@ class Tensor(Node):
         n = len(shape)
         if n == 0:
             return apply_op(ops.FLATTEN, self, shape=(1,))
-        s, e = start_dim % n, end_dim % n
+        s = _axis(start_dim, self, "flatten", single=True) % n
+        e = _axis(end_dim, self, "flatten", single=True) % n
+        if s > e:
+            raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim}")
         merged = 1
         for k in shape[s:e + 1]:
             merged *= k
@@ -807,6 +818,9 @@ def _tensor_list(tensors, op_name):
 def cat(tensors, axis: int = 0) -> Tensor:
     """Join tensors along an existing axis (``np.concatenate``)."""
     return apply_op(ops.CAT, *_tensor_list(tensors, "cat"), axis=int(axis))
+
+
+concatenate = cat  # numpy's name
 
 
 def stack(tensors, axis: int = 0) -> Tensor:

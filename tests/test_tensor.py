@@ -482,6 +482,23 @@ class TestErrors:
                                                  r"broadcast.*float64"):
                 fn()
 
+    @pytest.mark.parametrize("fn,kind,pattern", [
+        (lambda x: x.reshape(4, 2), ValueError, r"reshape.*size 6.*\(2, 3\) float32"),
+        (lambda x: x.expand(4, 3), ValueError, r"expand.*\(2, 3\).*\(4, 3\)"),
+        (lambda x: x.squeeze(0), ValueError, r"squeeze.*\(2, 3\)"),
+        (lambda x: x.unsqueeze(5), IndexError, r"unsqueeze.*axis 5"),
+        (lambda x: x.flatten(1, 0), ValueError, r"flatten: start_dim"),
+        (lambda x: x.permute(0), ValueError, r"transpose.*\(2, 3\)"),
+        (lambda x: x.pad((1, 1, 1)), ValueError, r"pad: pad_width"),
+        (lambda x: x.softmax(axis=2), ValueError, r"softmax: axis 2.*\(2, 3\)"),
+        (lambda x: x.leaky_relu("a"), TypeError, r"leaky_relu"),
+        (lambda x: x.clip(), ValueError, r"clip"),
+        (lambda x: minigrad.stack([x, x.T]), ValueError, r"stack.*\(2, 3\) float32, \(3, 2\)"),
+    ])
+    def test_shape_op_errors_name_op_and_shapes(self, fn, kind, pattern):
+        with pytest.raises(kind, match=pattern):
+            fn(minigrad.zeros(2, 3, requires_grad=True))
+
     def test_mixing_engines(self):
         with pytest.raises(TypeError, match="Value"):
             T([1.0]) + minigrad.Value(1.0)
