@@ -1,0 +1,185 @@
+"""JupyterLab smoke test: the stepper widget in a real Lab, restyled by its controls.
+
+Starts Lab from this venv on 127.0.0.1 (free port, empty token, throwaway
+config/data/settings dirs) on a temporary copy of ``stepper_smoke.ipynb``,
+runs all cells from the Run menu, clicks Next and moves the slider, and
+checks that the graph restyles (computed styles change, nothing re-laid out).
+Lab is always shut down, with bounded timeouts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+HERE = Path(__file__).parent
+NOTEBOOK = "stepper_smoke.ipynb"
+START_TIMEOUT = 90  # seconds for Lab to answer
+RED = "rgb(214, 39, 40)"  # current
+GREEN = "rgb(44, 160, 44)"  # has a gradient
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_server(url: str, proc, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"JupyterLab exited early with code {proc.returncode}")
+        try:
+            with urllib.request.urlopen(url, timeout=2) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.5)
+    raise TimeoutError(f"JupyterLab did not answer at {url} within {timeout} s")
+
+
+def stop(proc, base: str) -> None:
+    """Ask Lab to shut down (it stops its kernels), then make sure it is gone."""
+    if proc.poll() is None:
+        try:
+            req = urllib.request.Request(f"{base}/api/shutdown", method="POST")
+            urllib.request.urlopen(req, timeout=5).close()
+        except OSError:
+            pass
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGTERM)  # the session we started for Lab
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(timeout=10)
+
+
+@pytest.fixture
+def lab(tmp_path, browser):
+    if shutil.which("jupyter-lab", path=os.path.dirname(sys.executable)) is None:
+        pytest.skip("JupyterLab is not installed in this environment")
+    work = tmp_path / "notebooks"
+    work.mkdir()
+    shutil.copy(HERE / NOTEBOOK, work / NOTEBOOK)
+    home = tmp_path / "jupyter"
+    env = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(home / "config"),
+        "JUPYTER_DATA_DIR": str(home / "data"),
+        "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
+        "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
+        "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"),
+        "IPYTHONDIR": str(home / "ipython"),
+        "JUPYTER_PLATFORM_DIRS": "1",
+    }
+    # no news/update pop-ups over the notebook
+    labconfig = home / "config" / "labconfig"
+    labconfig.mkdir(parents=True)
+    (labconfig / "page_config.json").write_text(json.dumps({"disabledExtensions": {
+        "@jupyterlab/apputils-extension:announcements": True}}))
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    log = open(tmp_path / "lab.log", "w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
+         f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
+         "--IdentityProvider.token=", "--ServerApp.password=",
+         f"--ServerApp.root_dir={work}", "--ServerApp.disable_check_xsrf=True",
+         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+         "--ServerApp.terminals_enabled=False"]
+        + (["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []),
+        cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+    )
+    try:
+        wait_for_server(f"{base}/api/status", proc, START_TIMEOUT)
+        yield base, tmp_path
+    finally:
+        stop(proc, base)
+        log.close()
+
+
+def test_stepper_widget_restyles_in_jupyterlab(lab, browser):
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    base, tmp = lab
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    try:
+        page.goto(f"{base}/lab/workspaces/mgtest/tree/{NOTEBOOK}?reset")
+        page.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell")
+        # Lab may ask which kernel to start: take the notebook's own (python3)
+        accept = page.locator(".jp-Dialog .jp-mod-accept")
+        try:
+            accept.wait_for(timeout=20_000)
+            accept.click()
+        except PlaywrightTimeout:
+            pass
+        page.wait_for_selector(".jp-NotebookPanel [data-status='idle']")  # the kernel is ready
+        page.click(".lm-MenuBar-itemLabel:text-is('Run')")
+        page.click(".lm-Menu-itemLabel:text-is('Run All Cells')")
+
+        widget = page.locator(".mg-stepper-widget").first
+        widget.wait_for()
+        widget.scroll_into_view_if_needed()
+        page.wait_for_selector(".mg-widget svg g.node")
+        nodes = page.locator(".mg-widget svg g.node[id^='n_']")
+        count = nodes.count()
+        assert count == 4  # a, b, a*b, a*b + a
+
+        def strokes() -> list[str]:
+            return page.eval_on_selector_all(
+                ".mg-widget svg .mg-s", "els => els.map(e => getComputedStyle(e).stroke)")
+
+        # step 0 of "both": nothing created yet, every node hidden
+        page.wait_for_function(
+            "() => [...document.querySelectorAll(\".mg-widget svg g.node[id^='n_']\")]"
+            ".every(e => getComputedStyle(e).opacity === '0')")
+        layout = page.eval_on_selector(".mg-widget svg", "s => s.outerHTML")
+
+        page.click(".mg-stepper-widget button:has-text('Next ▶')")
+        page.wait_for_function(
+            "() => [...document.querySelectorAll(\".mg-widget svg g.node[id^='n_']\")]"
+            ".filter(e => getComputedStyle(e).opacity === '0').length === 3")
+        assert RED in strokes()  # the new node is outlined as current
+        assert "Forward 1/4 · create a" in page.inner_text(".mg-stepper-widget .mg-panel")
+
+        # the slider: jump to the end with the keyboard
+        page.focus(".mg-stepper-widget .widget-slider .noUi-handle")
+        page.keyboard.press("End")
+        page.wait_for_function(
+            "() => (document.querySelector('.mg-stepper-widget .mg-panel') || {}).innerText"
+            "?.includes('Backward pass complete')")
+        page.wait_for_function(  # (opacity fades in over 0.15 s)
+            "() => [...document.querySelectorAll(\".mg-widget svg g.node[id^='n_']\")]"
+            ".every(e => getComputedStyle(e).opacity === '1')")
+        assert GREEN in strokes()  # nodes holding a gradient
+        grads = page.eval_on_selector_all(
+            ".mg-widget svg text.mg-gv",
+            "els => els.filter(e => getComputedStyle(e).display !== 'none')"
+            ".map(e => e.textContent)")
+        assert "grad 4.0000" in grads and "grad 2.0000" in grads  # a.grad, b.grad
+        # restyled, not redrawn: the SVG element is the very same markup
+        assert page.eval_on_selector(".mg-widget svg", "s => s.outerHTML") == layout
+    except Exception:
+        page.screenshot(path=str(tmp / "lab-failure.png"), full_page=True)
+        raise
+    finally:
+        context.close()
