@@ -1,0 +1,300 @@
+"""2-D convolution and pooling on NCHW arrays, as registry ops.
+
+**conv2d as one matrix product (im2col).**  An output pixel is a dot product
+between the kernel and the input patch under it.  Copy every patch into a
+column of a matrix ``cols`` (shape ``(C·kh·kw, N·Ho·Wo)``) and all outputs come
+from a single BLAS call, ``W (O, C·kh·kw) @ cols``.  The patches are gathered
+without a Python loop: ``numpy.lib.stride_tricks.as_strided`` describes them as
+a 6-D *view* of the input (no copy), and one ``reshape`` copies them out.  The
+view is laid out ``(C, kh, kw, N, Ho, Wo)`` so that the copy's innermost loop
+runs along image rows, which is several times faster than ``(N, Ho, Wo, C, kh, kw)``.
+
+Backward is the same product read the other way:
+
+    ∂L/∂W    = g @ colsᵀ                       (g as (O, N·Ho·Wo))
+    ∂L/∂b    = Σ over N, Ho, Wo of g
+    ∂L/∂cols = Wᵀ @ g, then col2im: add each column back onto the input
+               pixels it was copied from (one strided ``+=`` per kernel offset,
+               so kh·kw numpy calls, never a Python loop over pixels).
+
+**Pooling as strided slices.**  For each kernel offset ``(i, j)`` the input
+pixels that sit at that offset in their window form one strided slice
+``x[:, :, i::s, j::s]``.  Max-pooling is the running ``np.maximum`` of the
+kh·kw slices (for the usual 2×2 pool: four slices, about ten times faster than
+reducing a reshaped window view); the gradient goes to the first slice that
+holds the maximum (one winner per window, like PyTorch).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from ._util import fused_op, pair
+
+__all__ = ["CONV2D", "CONV2D_NO_BIAS", "MAX_POOL2D", "AVG_POOL2D", "conv_output_size",
+           "im2col", "check_conv_args", "check_pool_input"]
+
+
+def conv_output_size(size: int, kernel: int, stride: int, padding: int) -> int:
+    return (size + 2 * padding - kernel) // stride + 1
+
+
+def _pad(x, padding, value=0.0):
+    ph, pw = padding
+    if ph == 0 and pw == 0:
+        return x
+    return np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)), constant_values=value)
+
+
+def im2col(xp, kh, kw, stride, out_hw):
+    """Patches of the (already padded) NCHW input ``xp`` as a ``(C·kh·kw, N·Ho·Wo)`` matrix."""
+    N, C = xp.shape[:2]
+    Ho, Wo = out_hw
+    sh, sw = stride
+    sN, sC, sH, sW = xp.strides
+    view = as_strided(xp, (C, kh, kw, N, Ho, Wo), (sC, sH, sW, sN, sH * sh, sW * sw),
+                      writeable=False)
+    return view.reshape(C * kh * kw, N * Ho * Wo)
+
+
+def _offsets(kh, kw, stride, out_hw):
+    """The strided slice of the padded input seen at each kernel offset ``(i, j)``."""
+    sh, sw = stride
+    Ho, Wo = out_hw
+    for i in range(kh):
+        for j in range(kw):
+            yield i, j, (slice(None), slice(None),
+                         slice(i, i + sh * (Ho - 1) + 1, sh), slice(j, j + sw * (Wo - 1) + 1, sw))
+
+
+def _crop(gp, padding):
+    ph, pw = padding
+    H, W = gp.shape[2] - 2 * ph, gp.shape[3] - 2 * pw
+    return gp[:, :, ph:ph + H, pw:pw + W] if ph or pw else gp
+
+
+# --- conv2d ------------------------------------------------------------------------
+def _conv_forward(x, w, b=None, stride=(1, 1), padding=(0, 0), **_):
+    N, C, H, W = x.shape
+    O, _, kh, kw = w.shape
+    out_hw = (conv_output_size(H, kh, stride[0], padding[0]),
+              conv_output_size(W, kw, stride[1], padding[1]))
+    xp = _pad(x, padding)
+    cols = im2col(xp, kh, kw, stride, out_hw)
+    wm = w.reshape(O, -1)
+    out = wm @ cols                                  # (O, N·Ho·Wo): one BLAS call
+    if b is not None:
+        out += b.reshape(O, 1)
+    # (O, N, Ho, Wo) -> NCHW as a view: no copy; elementwise ops that follow keep it.
+    out = out.reshape(O, N, *out_hw).transpose(1, 0, 2, 3)
+    return out, (cols, wm, xp.shape, x.shape, (kh, kw))
+
+
+def _g_matrix(g):
+    """The upstream gradient as ``(O, N·Ho·Wo)``: free when it has the forward's layout."""
+    return g.transpose(1, 0, 2, 3).reshape(g.shape[1], -1)
+
+
+def _conv_grad_x(g, cols, wm, xp_shape, x_shape, kernel, stride=(1, 1), padding=(0, 0), **_):
+    kh, kw = kernel
+    N, C, Hp, Wp = xp_shape
+    Ho, Wo = g.shape[2:]
+    dcols = (wm.T @ _g_matrix(g)).reshape(C, kh, kw, N, Ho, Wo)
+    gp = np.zeros((C, N, Hp, Wp), dtype=dcols.dtype)  # channel-major: each += is one block
+    for i, j, sl in _offsets(kh, kw, stride, (Ho, Wo)):
+        gp[sl] += dcols[:, i, j]
+    return _crop(gp.transpose(1, 0, 2, 3), padding)
+
+
+def _conv_grad_w(g, cols, wm, xp_shape, x_shape, kernel, **_):
+    N, C = x_shape[:2]
+    return (_g_matrix(g) @ cols.T).reshape(wm.shape[0], C, *kernel)
+
+
+def _conv_grad_b(g, *saved, **_):
+    return g.sum(axis=(0, 2, 3))
+
+
+def _conv_label(attrs):
+    stride, padding = attrs.get("stride", (1, 1)), attrs.get("padding", (0, 0))
+    parts = []
+    if tuple(stride) != (1, 1):
+        parts.append(f"stride={_short(stride)}")
+    if tuple(padding) != (0, 0):
+        parts.append(f"padding={_short(padding)}")
+    return "conv2d" + (f"({', '.join(parts)})" if parts else "")
+
+
+def _short(p):
+    return str(p[0]) if p[0] == p[1] else f"({p[0]}, {p[1]})"
+
+
+def _conv_cases(with_bias):
+    def cases(rng):
+        out = []
+        for (N, C, H, W), (O, kh, kw), s, p in (
+            ((2, 1, 5, 5), (2, 3, 3), 1, 0),
+            ((1, 2, 6, 5), (3, 3, 2), 2, 1),
+            ((2, 3, 4, 4), (2, 1, 1), 1, 0),
+            ((1, 2, 5, 6), (2, 3, 3), (2, 1), (0, 1)),
+        ):
+            xs = [rng.uniform(-1, 1, (N, C, H, W)), rng.uniform(-1, 1, (O, C, kh, kw))]
+            if with_bias:
+                xs.append(rng.uniform(-1, 1, (O,)))
+            out.append((tuple(xs), {"stride": pair(s, "stride", "conv2d"),
+                                    "padding": pair(p, "padding", "conv2d")}))
+        return out
+
+    return cases
+
+
+_CONV_FORMULA = ("out = W ⋆ x + b;  ∂L/∂W = g ⋆ x (patches),  ∂L/∂x = col2im(Wᵀ g),  "
+                 "∂L/∂b = Σ g")
+
+CONV2D = fused_op(
+    "conv2d", "conv2d", _conv_forward, (_conv_grad_x, _conv_grad_w, _conv_grad_b),
+    _CONV_FORMULA, _conv_cases(True), label=_conv_label,
+    doc="2-D cross-correlation over NCHW input by im2col + one matrix product.",
+)
+CONV2D_NO_BIAS = fused_op(
+    "conv2d_no_bias", "conv2d", lambda x, w, **attrs: _conv_forward(x, w, None, **attrs),
+    (_conv_grad_x, _conv_grad_w), _CONV_FORMULA.rsplit(",", 1)[0], _conv_cases(False),
+    label=_conv_label, doc="conv2d without a bias term.",
+)
+
+
+def check_conv_args(x_shape, w_shape, b_shape, stride, padding, fn="conv2d"):
+    """Clear errors, naming the shapes, before numpy can raise an obscure one."""
+    if len(x_shape) != 4:
+        raise ValueError(f"{fn}: expected a 4-D input (N, C, H, W), got shape {tuple(x_shape)}"
+                         + (" (add a batch axis: x.reshape(1, *x.shape))"
+                            if len(x_shape) == 3 else ""))
+    if len(w_shape) != 4:
+        raise ValueError(f"{fn}: expected a 4-D weight (out_channels, in_channels, kh, kw), "
+                         f"got shape {tuple(w_shape)}")
+    if x_shape[1] != w_shape[1]:
+        raise ValueError(f"{fn}: input has {x_shape[1]} channels (shape {tuple(x_shape)}) but "
+                         f"the weight {tuple(w_shape)} expects {w_shape[1]}")
+    if b_shape is not None and tuple(b_shape) != (w_shape[0],):
+        raise ValueError(f"{fn}: bias must have shape ({w_shape[0]},) to match the weight "
+                         f"{tuple(w_shape)}, got {tuple(b_shape)}")
+    if min(stride) < 1 or min(padding) < 0:
+        raise ValueError(f"{fn}: stride must be >= 1 and padding >= 0, got stride={stride}, "
+                         f"padding={padding}")
+    for axis, size, k, p in zip(("height", "width"), x_shape[2:], w_shape[2:], padding):
+        if size + 2 * p < k:
+            raise ValueError(f"{fn}: kernel {tuple(w_shape[2:])} is larger than the padded "
+                             f"input {axis} ({size} + 2·{p}) for input shape {tuple(x_shape)}")
+
+
+# --- pooling ---------------------------------------------------------------------
+def _pool_geometry(x_shape, kernel, stride, padding):
+    H, W = x_shape[2:]
+    return (conv_output_size(H, kernel[0], stride[0], padding[0]),
+            conv_output_size(W, kernel[1], stride[1], padding[1]))
+
+
+def _max_pool_forward(x, kernel=(2, 2), stride=(2, 2), padding=(0, 0), **_):
+    out_hw = _pool_geometry(x.shape, kernel, stride, padding)
+    xp = _pad(x, padding, -np.inf) if np.issubdtype(x.dtype, np.floating) else _pad(x, padding)
+    slices = _offsets(*kernel, stride, out_hw)
+    out = xp[next(slices)[2]].copy()
+    for _i, _j, sl in slices:
+        np.maximum(out, xp[sl], out=out)
+    return out, (xp, out)
+
+
+def _max_pool_grad(g, xp, out, kernel=(2, 2), stride=(2, 2), padding=(0, 0), **_):
+    gp = np.zeros(xp.shape, dtype=g.dtype)
+    overlap = stride[0] < kernel[0] or stride[1] < kernel[1]
+    taken = None  # windows whose maximum has already received the gradient
+    for _i, _j, sl in _offsets(*kernel, stride, out.shape[2:]):
+        hit = xp[sl] == out
+        if taken is None:
+            taken = hit
+        else:
+            hit &= ~taken
+            taken |= hit
+        if overlap:
+            gp[sl] += g * hit
+        else:
+            gp[sl] = g * hit
+    return _crop(gp, padding)
+
+
+def _avg_pool_forward(x, kernel=(2, 2), stride=(2, 2), padding=(0, 0), **_):
+    out_hw = _pool_geometry(x.shape, kernel, stride, padding)
+    xp = _pad(x, padding)
+    slices = _offsets(*kernel, stride, out_hw)
+    out = xp[next(slices)[2]].copy()
+    for _i, _j, sl in slices:
+        out += xp[sl]
+    out *= out.dtype.type(1.0 / (kernel[0] * kernel[1]))
+    return out, (xp.shape,)
+
+
+def _avg_pool_grad(g, xp_shape, kernel=(2, 2), stride=(2, 2), padding=(0, 0), **_):
+    share = g * g.dtype.type(1.0 / (kernel[0] * kernel[1]))
+    gp = np.zeros(xp_shape, dtype=g.dtype)
+    for _i, _j, sl in _offsets(*kernel, stride, g.shape[2:]):
+        gp[sl] += share
+    return _crop(gp, padding)
+
+
+def _pool_label(name):
+    def label(attrs):
+        k, s, p = attrs.get("kernel", (2, 2)), attrs.get("stride"), attrs.get("padding", (0, 0))
+        text = f"{name}({_short(k)}"
+        if s is not None and tuple(s) != tuple(k):
+            text += f", stride={_short(s)}"
+        if tuple(p) != (0, 0):
+            text += f", padding={_short(p)}"
+        return text + ")"
+
+    return label
+
+
+def _distinct(rng, shape):
+    n = int(np.prod(shape))
+    return (rng.permutation(n) + rng.uniform(0, 0.1, n)).reshape(shape) / n
+
+
+def _pool_cases(values):
+    def cases(rng):
+        return [
+            ((values(rng, (2, 3, 4, 4)),), {"kernel": (2, 2), "stride": (2, 2), "padding": (0, 0)}),
+            ((values(rng, (1, 2, 5, 7)),), {"kernel": (2, 2), "stride": (2, 2), "padding": (0, 0)}),
+            ((values(rng, (2, 1, 5, 5)),), {"kernel": (3, 3), "stride": (2, 2), "padding": (1, 1)}),
+            ((values(rng, (1, 2, 4, 5)),), {"kernel": (2, 3), "stride": (1, 1), "padding": (0, 0)}),
+        ]
+
+    return cases
+
+
+MAX_POOL2D = fused_op(
+    "max_pool2d", "maxpool", _max_pool_forward, (_max_pool_grad,),
+    "∂out/∂x = 1 for the (first) maximum of each window, 0 elsewhere",
+    _pool_cases(_distinct), label=_pool_label("maxpool"),
+    doc="Max over each kh×kw window: running np.maximum over kh·kw strided slices.",
+)
+AVG_POOL2D = fused_op(
+    "avg_pool2d", "avgpool", _avg_pool_forward, (_avg_pool_grad,),
+    "∂out/∂x = 1/(kh·kw) for every pixel of the window",
+    _pool_cases(lambda rng, shape: rng.uniform(-1, 1, shape)), label=_pool_label("avgpool"),
+    doc="Mean over each kh×kw window (zero padding counts towards the mean, as in PyTorch).",
+)
+
+
+def check_pool_input(x_shape, kernel, stride, padding, fn):
+    if len(x_shape) != 4:
+        raise ValueError(f"{fn}: expected a 4-D input (N, C, H, W), got shape {tuple(x_shape)}")
+    if min(kernel) < 1 or min(stride) < 1 or min(padding) < 0:
+        raise ValueError(f"{fn}: kernel_size and stride must be >= 1 and padding >= 0, got "
+                         f"kernel_size={kernel}, stride={stride}, padding={padding}")
+    if padding[0] > kernel[0] // 2 or padding[1] > kernel[1] // 2:
+        raise ValueError(f"{fn}: padding {padding} must be at most half the kernel {kernel}")
+    for axis, size, k, p in zip(("height", "width"), x_shape[2:], kernel, padding):
+        if size + 2 * p < k:
+            raise ValueError(f"{fn}: kernel {kernel} is larger than the input {axis} "
+                             f"({size}) for input shape {tuple(x_shape)}")

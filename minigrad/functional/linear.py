@@ -1,0 +1,92 @@
+"""``linear`` (a fully connected layer) and ``dropout`` as fused registry ops.
+
+``linear(x, W, b) = x @ Wᵀ + b`` with ``W`` of shape ``(out_features,
+in_features)``, PyTorch's layout.  As one node it costs one matrix product
+forward and two backward, the same as hand-written numpy:
+
+    ∂L/∂x = g @ W,     ∂L/∂W = gᵀ @ x,     ∂L/∂b = Σ_rows g
+
+(for inputs with more than two axes, all leading axes are flattened into rows).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._util import fused_op
+
+__all__ = ["LINEAR", "LINEAR_NO_BIAS", "DROPOUT", "dropout_mask"]
+
+
+def _linear_forward(x, w, b=None, **_):
+    out = x @ w.T
+    if b is not None:
+        out += b  # in place: `out` is fresh, so no second output-sized allocation
+    return out, (x, w)
+
+
+def _rows(a):
+    return a if a.ndim == 2 else a.reshape(-1, a.shape[-1])
+
+
+def _linear_grad_x(g, x, w, **_):
+    return g @ w
+
+
+def _linear_grad_w(g, x, w, **_):
+    return _rows(g).T @ _rows(x)
+
+
+def _linear_grad_b(g, x, w, **_):
+    return _rows(g).sum(axis=0)
+
+
+def _linear_cases(with_bias):
+    def cases(rng):
+        out = []
+        for lead, i, o in (((4,), 3, 2), ((1,), 5, 1), ((2, 3), 4, 3), ((), 3, 2)):
+            xs = [rng.normal(0, 1, lead + (i,)), rng.normal(0, 1, (o, i))]
+            if with_bias:
+                xs.append(rng.normal(0, 1, (o,)))
+            out.append((tuple(xs), {}))
+        return out
+
+    return cases
+
+
+LINEAR = fused_op(
+    "linear", "linear", _linear_forward, (_linear_grad_x, _linear_grad_w, _linear_grad_b),
+    "out = x Wᵀ + b;  ∂L/∂x = g W,  ∂L/∂W = gᵀ x,  ∂L/∂b = Σ g", _linear_cases(True),
+    doc="A fully connected layer, x @ W.T + b, as one node.",
+)
+LINEAR_NO_BIAS = fused_op(
+    "linear_no_bias", "linear", lambda x, w, **_: _linear_forward(x, w),
+    (_linear_grad_x, _linear_grad_w), "out = x Wᵀ;  ∂L/∂x = g W,  ∂L/∂W = gᵀ x",
+    _linear_cases(False), doc="linear without a bias term.",
+)
+
+
+# --- dropout -----------------------------------------------------------------------------
+def dropout_mask(shape, p: float, seed: int, dtype) -> np.ndarray:
+    """Keep each unit with probability 1 − p, scaled by 1/(1 − p) so E[out] = x.
+
+    The mask is a pure function of ``seed``: the node's attrs say everything about
+    it, so a replay (or gradcheck) of the same node draws the same mask.
+    """
+    keep = np.random.default_rng(seed).random(shape, dtype=np.float32) >= p
+    return keep.astype(dtype) * dtype.type(1.0 / (1.0 - p) if p < 1 else 0.0)
+
+
+def _dropout_forward(x, p=0.5, seed=0, **_):
+    mask = dropout_mask(x.shape, p, seed, x.dtype)
+    return x * mask, (mask,)
+
+
+DROPOUT = fused_op(
+    "dropout", "dropout", _dropout_forward, (lambda g, mask, **_: g * mask,),
+    "out = x·m/(1−p), m ~ Bernoulli(1−p);  ∂L/∂x = g·m/(1−p)",
+    lambda rng: [((rng.normal(0, 1, s),), {"p": p, "seed": k})
+                 for k, (s, p) in enumerate((((10,), 0.5), ((3, 4), 0.2), ((2, 3, 4), 0.7)))],
+    label=lambda attrs: f"dropout(p={attrs.get('p', 0.5):g})",
+    doc="Inverted dropout with a mask drawn from the node's own seed.",
+)

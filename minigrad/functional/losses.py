@@ -1,0 +1,225 @@
+"""Loss functions as fused registry ops: one node, a stable forward, an exact gradient.
+
+Why fused?  Written as a chain of small ops, cross-entropy would be
+``exp → sum → log → sub → index → mean``: six nodes, and an ``exp`` that
+overflows at logits of ~90 in float32.  Fused, it is one node whose forward
+subtracts each row's maximum first (the log-sum-exp trick, so the largest
+exponent is e⁰ = 1) and whose gradient is the famous one-liner
+
+    ∂L/∂logits = (softmax(logits) − onehot(targets)) / N.
+
+Integer class targets are an input of the op (so renderers show them as a
+parent) with a gradient rule that returns ``None``: no gradient flows to them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._util import fused_op, nd
+
+__all__ = ["CROSS_ENTROPY", "NLL_LOSS", "MSE_LOSS", "BCE", "BCE_WITH_LOGITS",
+           "check_class_targets"]
+
+# PyTorch clamps log(p) at -100 in binary_cross_entropy so that p = 0 or 1 gives a
+# large finite loss instead of inf.  We do the same.
+_LOG_FLOOR = -100.0
+
+
+def _scale(reduction, n):
+    return 1.0 / n if reduction == "mean" else 1.0
+
+
+def _reduce(losses, reduction, dtype):
+    if reduction == "none":
+        return losses.astype(dtype, copy=False)
+    total = losses.sum() if reduction == "sum" else losses.mean()
+    return np.asarray(total, dtype=dtype)
+
+
+def _upstream(g, reduction, like):
+    """The upstream gradient, in the dtype of ``like`` (0-d unless reduction='none')."""
+    return g.astype(like.dtype, copy=False)
+
+
+# --- cross-entropy on logits -------------------------------------------------------------
+def _log_softmax_rows(logits):
+    shifted = logits - logits.max(axis=1, keepdims=True)  # largest entry is 0: exp cannot overflow
+    return shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+
+
+def _cross_entropy_forward(logits, targets, reduction="mean", **_):
+    logp = _log_softmax_rows(logits)
+    rows = np.arange(len(targets))
+    picked = logp[rows, targets]
+    return _reduce(-picked, reduction, logits.dtype), (np.exp(logp), targets)
+
+
+def _cross_entropy_grad(g, probs, targets, reduction="mean", **_):
+    n = len(targets)
+    grad = probs.copy()
+    grad[np.arange(n), targets] -= 1
+    if reduction == "none":
+        grad *= g[:, None]
+    else:
+        grad *= (g * _scale(reduction, n)).astype(grad.dtype)
+    return grad
+
+
+def _class_cases(rng, reduction="mean", scale=1.0):
+    out = []
+    for n, c in ((5, 3), (1, 4), (8, 10)):
+        out.append(((rng.normal(0, scale, (n, c)), rng.integers(0, c, n)),
+                    {"reduction": reduction}))
+    return out
+
+
+def _loss_label(name):
+    return lambda attrs: name if attrs.get("reduction", "mean") == "mean" else (
+        f"{name}({attrs['reduction']})")
+
+
+CROSS_ENTROPY = fused_op(
+    "cross_entropy", "CE", _cross_entropy_forward, (_cross_entropy_grad, lambda g, *s, **_: None),
+    "L = −mean log softmax(z)[t];  ∂L/∂z = (softmax(z) − onehot(t)) / N",
+    lambda rng: _class_cases(rng) + _class_cases(rng, "sum") + _class_cases(rng, "none")[:1],
+    label=_loss_label("cross_entropy"),
+    doc="Softmax cross-entropy of logits (N, C) against integer targets (N,), fused and stable.",
+)
+
+
+# --- negative log-likelihood on log-probabilities ----------------------------------------
+def _nll_forward(logp, targets, reduction="mean", **_):
+    picked = logp[np.arange(len(targets)), targets]
+    return _reduce(-picked, reduction, logp.dtype), (logp.shape, logp.dtype, targets)
+
+
+def _nll_grad(g, shape, dtype, targets, reduction="mean", **_):
+    n = len(targets)
+    grad = np.zeros(shape, dtype=dtype)
+    if reduction == "none":
+        grad[np.arange(n), targets] = -g
+    else:
+        grad[np.arange(n), targets] = -g * _scale(reduction, n)
+    return grad
+
+
+NLL_LOSS = fused_op(
+    "nll_loss", "NLL", _nll_forward, (_nll_grad, lambda g, *s, **_: None),
+    "L = −mean logp[t];  ∂L/∂logp = −onehot(t) / N",
+    lambda rng: _class_cases(rng) + _class_cases(rng, "sum") + _class_cases(rng, "none")[:1],
+    label=_loss_label("nll_loss"),
+    doc="Negative log-likelihood of log-probabilities (N, C) at integer targets (N,).",
+)
+
+
+# --- mean squared error -------------------------------------------------------------------
+def _mse_forward(pred, target, reduction="mean", **_):
+    diff = pred - target
+    return _reduce(diff * diff, reduction, diff.dtype), (diff,)
+
+
+def _mse_grad_pred(g, diff, reduction="mean", **_):
+    return diff * (2 * g * _scale(reduction, diff.size)).astype(diff.dtype)
+
+
+def _mse_grad_target(g, diff, reduction="mean", **_):
+    return diff * (-2 * g * _scale(reduction, diff.size)).astype(diff.dtype)
+
+
+def _pair_cases(a, b):
+    def cases(rng):
+        return [((a(rng, s), b(rng, s)), {"reduction": r})
+                for s, r in (((5,), "mean"), ((3, 4), "mean"), ((2, 3), "sum"), ((4,), "none"))]
+
+    return cases
+
+
+def _normal(rng, shape):
+    return rng.normal(0, 1, shape)
+
+
+def _prob(rng, shape):
+    return rng.uniform(0.1, 0.9, shape)
+
+
+MSE_LOSS = fused_op(
+    "mse_loss", "MSE", _mse_forward, (_mse_grad_pred, _mse_grad_target),
+    "L = mean (ŷ − y)²;  ∂L/∂ŷ = 2(ŷ − y)/N,  ∂L/∂y = −2(ŷ − y)/N",
+    _pair_cases(_normal, _normal), label=_loss_label("mse_loss"),
+)
+
+
+# --- binary cross-entropy on probabilities ---------------------------------------------------
+def _clamped_log(p):
+    with np.errstate(divide="ignore"):
+        return np.maximum(np.log(p), _LOG_FLOOR)
+
+
+def _bce_forward(p, y, reduction="mean", **_):
+    log_p, log_q = _clamped_log(p), _clamped_log(1 - p)
+    losses = -(y * log_p + (1 - y) * log_q)
+    return _reduce(losses, reduction, p.dtype), (p, y, log_p, log_q)
+
+
+def _bce_grad_p(g, p, y, log_p, log_q, reduction="mean", **_):
+    # ∂/∂p [−y log p − (1−y) log(1−p)] = (p − y) / (p (1 − p)), with the denominator
+    # kept away from 0 (PyTorch uses the same 1e-12 floor).
+    denom = np.maximum(p * (1 - p), 1e-12)
+    return (p - y) / denom * _upstream(g, reduction, p) * _scale(reduction, p.size)
+
+
+def _bce_grad_y(g, p, y, log_p, log_q, reduction="mean", **_):
+    return (log_q - log_p) * _upstream(g, reduction, p) * _scale(reduction, p.size)
+
+
+BCE = fused_op(
+    "binary_cross_entropy", "BCE", _bce_forward, (_bce_grad_p, _bce_grad_y),
+    "L = −mean[y log p + (1−y) log(1−p)];  ∂L/∂p = (p − y)/(p(1−p)N)",
+    _pair_cases(_prob, _prob), label=_loss_label("binary_cross_entropy"),
+    doc="Binary cross-entropy of probabilities in (0, 1); log is clamped at -100 like PyTorch.",
+)
+
+
+# --- binary cross-entropy on logits --------------------------------------------------------
+def _bce_logits_forward(x, y, reduction="mean", **_):
+    # −[y log σ(x) + (1−y) log(1−σ(x))] = max(x, 0) − x·y + log(1 + e^−|x|):
+    # never exponentiates a positive number, so it is finite for any x.
+    losses = np.maximum(x, 0) - x * y + np.log1p(np.exp(-np.abs(x)))
+    e = np.exp(-np.abs(x))
+    sig = np.where(x >= 0, 1 / (1 + e), e / (1 + e))
+    return _reduce(losses, reduction, np.result_type(x, y)), (x, y, sig)
+
+
+def _bce_logits_grad_x(g, x, y, sig, reduction="mean", **_):
+    return nd((sig - y) * _upstream(g, reduction, x) * _scale(reduction, x.size))
+
+
+def _bce_logits_grad_y(g, x, y, sig, reduction="mean", **_):
+    return nd(-x * _upstream(g, reduction, x) * _scale(reduction, x.size))
+
+
+BCE_WITH_LOGITS = fused_op(
+    "binary_cross_entropy_with_logits", "BCE·σ", _bce_logits_forward,
+    (_bce_logits_grad_x, _bce_logits_grad_y),
+    "L = mean[max(x,0) − x·y + log(1 + e^−|x|)];  ∂L/∂x = (σ(x) − y)/N,  ∂L/∂y = −x/N",
+    _pair_cases(_normal, _prob), label=_loss_label("bce_with_logits"),
+)
+
+
+def check_class_targets(fn, scores_shape, targets):
+    """Targets must be integers in [0, C), one per row of an (N, C) score matrix."""
+    if len(scores_shape) != 2:
+        raise ValueError(f"{fn}: expected scores of shape (N, C), got {tuple(scores_shape)}")
+    if targets.ndim != 1 or len(targets) != scores_shape[0]:
+        raise ValueError(f"{fn}: targets must have shape ({scores_shape[0]},) to match scores "
+                         f"{tuple(scores_shape)}, got {targets.shape}")
+    if not np.issubdtype(targets.dtype, np.integer):
+        raise TypeError(f"{fn}: targets must be integer class indices, got dtype {targets.dtype}"
+                        " (for probabilities use binary_cross_entropy or mse_loss)")
+    if len(targets):
+        lo, hi = targets.min(), targets.max()
+        if lo < 0 or hi >= scores_shape[1]:
+            bad = lo if lo < 0 else hi
+            raise ValueError(f"{fn}: target {int(bad)} is out of range for {scores_shape[1]} "
+                             f"classes (valid: 0..{scores_shape[1] - 1})")
