@@ -1,0 +1,128 @@
+"""The ``Optimizer`` base class: parameter groups, per-parameter state, ``zero_grad``.
+
+An optimizer changes parameters *in place* (``p.data -= ...``): the model, the
+optimizer and any other code holding the same ``Parameter`` all see the new
+values, and the parameter stays the same leaf with the same dtype.  Updates run
+under ``no_grad()`` so they never become part of the next step's graph.  They
+never modify ``p.grad`` in place either: the engine may share a gradient array
+between nodes, so a gradient is read, never written.
+
+As in PyTorch, ``params`` is either an iterable of parameters or a list of
+*parameter groups*, dicts like ``{"params": [...], "lr": 0.01}`` whose keys
+override the optimizer's defaults for those parameters (e.g. no weight decay on
+biases).  A learning-rate scheduler changes ``group["lr"]``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd.grad_mode import no_grad
+
+__all__ = ["Optimizer"]
+
+
+class Optimizer:
+    def __init__(self, params, defaults: dict):
+        if hasattr(params, "data") and hasattr(params, "grad"):
+            raise TypeError(
+                f"{type(self).__name__} expects an iterable of parameters, got a single "
+                f"{type(params).__name__}; wrap it in a list: [p]"
+            )
+        params = list(params)
+        if not params:
+            raise ValueError(f"{type(self).__name__} got an empty parameter list "
+                             "(did the model register its Parameters?)")
+        self.defaults = dict(defaults)
+        self.param_groups: list[dict] = []
+        self.state: dict[int, dict] = {}  # keyed by id(param); groups keep the params alive
+        groups = params if isinstance(params[0], dict) else [{"params": params}]
+        for group in groups:
+            self.add_param_group(group)
+
+    def add_param_group(self, group: dict) -> None:
+        if not isinstance(group, dict) or "params" not in group:
+            raise TypeError("a parameter group must be a dict with a 'params' key")
+        group = {**self.defaults, **group}
+        params = group["params"]
+        params = [params] if hasattr(params, "grad") else list(params)
+        seen = {id(p) for g in self.param_groups for p in g["params"]}
+        for p in params:
+            if not (hasattr(p, "data") and hasattr(p, "grad")):
+                raise TypeError(f"{type(self).__name__} can only optimize Tensors/Parameters, "
+                                f"got {type(p).__name__}")
+            if getattr(p, "op", None) is not None:
+                raise ValueError(f"{type(self).__name__} can only optimize leaf tensors; got the "
+                                 f"output of a {p.op.name} op (use a Parameter)")
+            if id(p) in seen:
+                raise ValueError("some parameters appear in more than one parameter group")
+            seen.add(id(p))
+        group["params"] = params
+        group.setdefault("initial_lr", group.get("lr"))
+        self.param_groups.append(group)
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Forget the gradients before the next backward (leaves accumulate otherwise).
+
+        ``set_to_none=True`` (the default, as in PyTorch) drops the arrays, which
+        also lets the next backward store its first contribution without a copy.
+        """
+        for group in self.param_groups:
+            for p in group["params"]:
+                if set_to_none or p.grad is None:
+                    p.grad = None
+                else:
+                    p.grad = np.zeros_like(p.data)
+
+    def step(self) -> None:
+        """Update every parameter that has a gradient; parameters without one are skipped."""
+        with no_grad():
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is not None:
+                        g = p.grad
+                        if g.shape != p.data.shape:
+                            raise ValueError(f"{type(self).__name__}: gradient of shape {g.shape} "
+                                             f"for a parameter of shape {p.data.shape}")
+                        self._update(p, g, group, self.state.setdefault(id(p), {}))
+
+    def _update(self, p, g, group, state) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # --- saving ------------------------------------------------------------------------
+    def state_dict(self) -> dict:
+        """Hyper-parameters and per-parameter state, parameters named by position."""
+        index = {}
+        groups = []
+        for group in self.param_groups:
+            ids = []
+            for p in group["params"]:
+                index[id(p)] = len(index)
+                ids.append(index[id(p)])
+            groups.append({**{k: v for k, v in group.items() if k != "params"}, "params": ids})
+        state = {index[k]: {n: (v.copy() if isinstance(v, np.ndarray) else v)
+                            for n, v in s.items()}
+                 for k, s in self.state.items() if k in index}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        groups = state_dict["param_groups"]
+        if len(groups) != len(self.param_groups) or any(
+                len(a["params"]) != len(b["params"]) for a, b in zip(groups, self.param_groups)):
+            raise ValueError("loaded optimizer state does not match this optimizer's parameter "
+                             "groups (different number of groups or parameters)")
+        params = [p for g in self.param_groups for p in g["params"]]
+        for mine, saved in zip(self.param_groups, groups):
+            mine.update({k: v for k, v in saved.items() if k != "params"})
+        self.state = {id(params[int(i)]): {n: (v.copy() if isinstance(v, np.ndarray) else v)
+                                           for n, v in s.items()}
+                      for i, s in state_dict["state"].items()}
+
+    def __repr__(self) -> str:
+        lines = [f"{type(self).__name__} ("]
+        for i, group in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {i}")
+            for k in sorted(group):
+                if k not in ("params", "initial_lr"):
+                    lines.append(f"    {k}: {group[k]}")
+        return "\n".join(lines + [")"])
