@@ -1,0 +1,291 @@
+"""The training loop, written once: ``fit``, ``evaluate`` and the ``History`` they record.
+
+One optimisation step is the five lines every PyTorch user knows::
+
+    out = model(x)                 # forward: builds the graph
+    loss = loss_fn(out, y)
+    optimizer.zero_grad()          # leaves accumulate, so forget the last step's grads
+    loss.backward()                # fills p.grad for every parameter (and frees the graph)
+    optimizer.step()               # p.data -= ... in place
+
+``fit`` repeats it over the batches of a ``DataLoader`` for some epochs and
+records the mean loss and accuracy of each epoch; ``evaluate`` measures a
+model without building a graph (``no_grad``) and in eval mode (dropout off,
+batch norm on running statistics).  Progress shows as a tqdm bar when tqdm is
+installed and as one printed line per epoch otherwise: minigrad needs numpy only.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from .autograd.grad_mode import no_grad
+from .tensor import Tensor
+
+__all__ = ["History", "evaluate", "fit", "accuracy_count", "set_blas_threads"]
+
+
+@dataclass
+class History:
+    """Per-epoch metrics of a ``fit`` run (lists of equal length, one entry per epoch)."""
+
+    epoch: list = field(default_factory=list)
+    train_loss: list = field(default_factory=list)
+    train_acc: list = field(default_factory=list)
+    val_loss: list = field(default_factory=list)
+    val_acc: list = field(default_factory=list)
+    lr: list = field(default_factory=list)
+    seconds: list = field(default_factory=list)
+
+    def append(self, **metrics) -> None:
+        for name, value in metrics.items():
+            getattr(self, name).append(None if value is None else float(value))
+
+    def __len__(self) -> int:
+        return len(self.epoch)
+
+    def to_dict(self) -> dict:
+        """Plain lists of numbers (``None`` for a missing value): ready for JSON or plotting."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> History:
+        return cls(**{k: list(data.get(k, [])) for k in cls.__dataclass_fields__})
+
+    def save(self, path) -> None:
+        with open(path, "w") as fh:
+            json.dump(self.to_dict(), fh, indent=1)
+
+    @classmethod
+    def load(cls, path) -> History:
+        with open(path) as fh:
+            return cls.from_dict(json.load(fh))
+
+    def summary(self) -> str:
+        """The last epoch in one line, e.g. ``epoch 10: loss 0.0712 acc 98.1% | val ...``."""
+        if not self.epoch:
+            return "no epochs yet"
+        i = -1
+        text = (f"epoch {int(self.epoch[i])}: loss {self.train_loss[i]:.4f} "
+                f"acc {_pct(self.train_acc[i])}")
+        if self.val_loss and self.val_loss[i] is not None:
+            text += f" | val loss {self.val_loss[i]:.4f} acc {_pct(self.val_acc[i])}"
+        return text
+
+    def plot(self, path=None):
+        """Loss and accuracy curves with matplotlib (imported only here).
+
+        With ``path`` the figure is drawn off-screen and saved (pyplot and its
+        backend are left alone); without, it is a pyplot figure for a notebook.
+        """
+        if path is None:
+            import matplotlib.pyplot as plt
+
+            fig = plt.figure(figsize=(9, 3.4))
+        else:
+            from matplotlib.figure import Figure
+
+            fig = Figure(figsize=(9, 3.4))
+        ax_loss, ax_acc = fig.subplots(1, 2)
+        for ax, key, title in ((ax_loss, "loss", "loss"), (ax_acc, "acc", "accuracy")):
+            for split, style in (("train", "-"), ("val", "--")):
+                values = getattr(self, f"{split}_{key}")
+                points = [(e, v) for e, v in zip(self.epoch, values) if v is not None]
+                if points:
+                    ax.plot(*zip(*points), style, marker="o", markersize=3, label=split)
+            ax.set_xlabel("epoch")
+            ax.set_title(title)
+            ax.grid(alpha=0.3)
+            if ax.get_legend_handles_labels()[0]:
+                ax.legend()
+        fig.tight_layout()
+        if path is not None:
+            fig.savefig(path, dpi=120)
+        return fig
+
+
+def _blas_libraries() -> list:
+    """Paths of the loaded OpenBLAS libraries (Linux: from /proc/self/maps)."""
+    import glob
+    import os
+
+    found = []
+    try:
+        with open("/proc/self/maps") as fh:
+            for line in fh:
+                path = line.rsplit(" ", 1)[-1].strip()
+                if "blas" in os.path.basename(path).lower() and path not in found:
+                    found.append(path)
+    except OSError:
+        pass
+    libs_dir = os.path.dirname(os.path.dirname(np.__file__))
+    for path in glob.glob(os.path.join(libs_dir, "numpy.libs", "*openblas*")):
+        if path not in found:
+            found.append(path)
+    return found
+
+
+_SET_THREADS = ("scipy_openblas_set_num_threads64_", "scipy_openblas_set_num_threads",
+                "openblas_set_num_threads64_", "openblas_set_num_threads")
+
+
+def set_blas_threads(n: int) -> bool:
+    """Limit numpy's OpenBLAS to ``n`` threads, even after numpy was imported.
+
+    Small models multiply small matrices, which more threads do not speed up;
+    worse, OpenBLAS threads spin while waiting, so on a busy 2-core machine a
+    small CNN trains ~10x slower with 2 threads than with 1.  Uses threadpoolctl
+    when installed, else calls OpenBLAS directly; returns False if neither works
+    (then set ``OPENBLAS_NUM_THREADS`` before starting Python).
+    """
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        threadpool_limits = None
+    if threadpool_limits is not None:
+        threadpool_limits(limits=int(n), user_api="blas")
+        return True
+    import ctypes
+
+    for path in _blas_libraries():
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for symbol in _SET_THREADS:
+            setter = getattr(lib, symbol, None)
+            if setter is not None:
+                setter(int(n))
+                return True
+    return False
+
+
+def _pct(x) -> str:
+    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.1f}%"
+
+
+def accuracy_count(output: np.ndarray, targets: np.ndarray) -> int:
+    """Correct predictions: argmax for (N, C) scores, sign for one logit per sample."""
+    targets = np.asarray(targets)
+    if output.ndim == 2 and output.shape[1] > 1:
+        predicted = output.argmax(axis=1)
+    else:
+        predicted = (output.reshape(len(output)) > 0).astype(targets.dtype)
+        targets = targets.reshape(len(targets))
+    return int((predicted == targets).sum())
+
+
+def _as_input(x):
+    return x if isinstance(x, Tensor) else Tensor(np.asarray(x))
+
+
+def _default_loss():
+    from .functional import cross_entropy
+
+    return cross_entropy
+
+
+def evaluate(model, loader, loss_fn=None) -> tuple[float, float]:
+    """Mean loss and accuracy of ``model`` over ``loader``, in eval mode and without a graph.
+
+    ``loss_fn`` defaults to cross-entropy; it should average over a batch (the
+    usual ``reduction="mean"``): batch means are weighted by batch size.  The
+    model's train/eval mode is restored afterwards.
+    """
+    loss_fn = loss_fn or _default_loss()
+    was_training = getattr(model, "training", False)
+    if hasattr(model, "eval"):
+        model.eval()
+    total_loss, correct, count = 0.0, 0, 0
+    try:
+        with no_grad():
+            for xb, yb in loader:
+                out = model(_as_input(xb))
+                total_loss += float(loss_fn(out, yb).item()) * len(yb)
+                correct += accuracy_count(out.data, yb)
+                count += len(yb)
+    finally:
+        if was_training and hasattr(model, "train"):
+            model.train()
+    if count == 0:
+        raise ValueError("evaluate: the loader yielded no samples")
+    return total_loss / count, correct / count
+
+
+class _Progress:
+    """A tqdm bar over an epoch's batches when tqdm is installed, else nothing per batch."""
+
+    def __init__(self, enabled, total, desc):
+        self.bar = None
+        if enabled:
+            try:
+                from tqdm.auto import tqdm
+            except ImportError:
+                tqdm = None
+            if tqdm is not None:
+                self.bar = tqdm(total=total, desc=desc, leave=True, dynamic_ncols=True)
+
+    def update(self, loss, acc):
+        if self.bar is not None:
+            self.bar.set_postfix(loss=f"{loss:.4f}", acc=f"{100 * acc:.1f}%", refresh=False)
+            self.bar.update(1)
+
+    def close(self, text):
+        if self.bar is not None:
+            self.bar.set_postfix_str(text, refresh=True)
+            self.bar.close()
+            return True
+        return False
+
+
+def fit(model, optimizer, loss_fn, train_loader, epochs: int, val_loader=None,
+        progress: bool = True, scheduler=None, callback=None) -> History:
+    """Train ``model`` for ``epochs`` passes over ``train_loader``; returns the ``History``.
+
+    Each epoch records the mean training loss and accuracy (measured on the
+    fly, in training mode), the validation loss and accuracy when
+    ``val_loader`` is given, the learning rate used and the epoch's duration.
+    ``scheduler.step()`` runs after each epoch; ``callback(epoch, history)``
+    too (return ``True`` from it to stop early).
+    """
+    if epochs < 0:
+        raise ValueError(f"fit: epochs must be >= 0, got {epochs}")
+    loss_fn = loss_fn or _default_loss()
+    history = History()
+    width = len(str(epochs))
+    for epoch in range(1, epochs + 1):
+        model.train()
+        lr = optimizer.param_groups[0]["lr"]
+        started = time.perf_counter()
+        bar = _Progress(progress, len(train_loader), f"epoch {epoch:>{width}}/{epochs}")
+        total_loss, correct, count = 0.0, 0, 0
+        for xb, yb in train_loader:
+            out = model(_as_input(xb))
+            loss = loss_fn(out, yb)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            n = len(yb)
+            total_loss += float(loss.item()) * n
+            correct += accuracy_count(out.data, yb)
+            count += n
+            bar.update(total_loss / count, correct / count)
+        val_loss = val_acc = None
+        if val_loader is not None:
+            val_loss, val_acc = evaluate(model, val_loader, loss_fn)
+        history.append(epoch=epoch, train_loss=total_loss / max(count, 1),
+                       train_acc=correct / max(count, 1), val_loss=val_loss, val_acc=val_acc,
+                       lr=lr, seconds=time.perf_counter() - started)
+        line = history.summary()
+        if not bar.close(line.split(": ", 1)[1]) and progress:
+            print(line, flush=True)
+        if scheduler is not None:
+            scheduler.step()
+        if callback is not None and callback(epoch, history):
+            break
+    return history
