@@ -491,3 +491,12 @@ def test_widget_without_dot_shows_the_panel_and_a_note(monkeypatch):
     w.next_button.click()
     assert "create a" in w.panel.value
     assert "mg-nograph" in s.to_html()
+
+
+def test_too_big_a_recording_is_refused_with_advice(monkeypatch):
+    import viz.frames
+
+    tape, _, _ = random_graph(1)
+    monkeypatch.setattr(viz.frames, "MAX_CELLS", 1000)
+    with pytest.raises(ValueError, match="too big to step through.*smaller computation"):
+        Frames(tape, "both")

@@ -52,6 +52,7 @@ __all__ = [
 STATES = ("hidden", "current", "done", "receiving", "has-grad", "accumulated", "passed")
 _ORDER = {s: i for i, s in enumerate(STATES)}
 MODES = ("forward", "backward", "both")
+MAX_CELLS = 50_000_000  # steps × drawn elements: ~150 MB of per-step state at most
 
 
 # --- deterministic formatting ------------------------------------------------------
@@ -309,6 +310,14 @@ class Frames:
         self.elements = tuple(self.node_ids + self.edge_ids)
         self._created = created
         self._events = [e for i, e in enumerate(events) if e.kind != "created" or i not in span]
+        steps = len(created) + len(marks) + 4
+        if steps * len(self.elements) > MAX_CELLS:
+            raise ValueError(
+                f"this recording is too big to step through: {len(self.nodes):,} nodes and "
+                f"about {steps:,} steps. Record a smaller computation (one neuron, one "
+                f"example, a tiny batch) inside `with minigrad.record()`; viz.text(root) "
+                f"prints a big graph as text"
+            )
         self._build()
 
     def name(self, node) -> str:

@@ -4,7 +4,7 @@ watch its gradients flow back, one edge at a time.
 >>> import viz
 >>> s = viz.step_through(lambda a, b: a * b + a, 2.0, 3.0)
 >>> s
-<Stepper both: 19 steps (7 forward, 12 backward), 4 nodes, 4 edges>
+<Stepper both: 15 steps (6 forward, 9 backward), 4 nodes, 4 edges>
 >>> s.last(); print(s.panel.splitlines()[0])
 Backward · complete
 

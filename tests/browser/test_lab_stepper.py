@@ -178,6 +178,8 @@ def test_stepper_widget_restyles_in_jupyterlab(lab, browser):
         assert "grad 4.0000" in grads and "grad 2.0000" in grads  # a.grad, b.grad
         # restyled, not redrawn: the SVG element is the very same markup
         assert page.eval_on_selector(".mg-widget svg", "s => s.outerHTML") == layout
+        if os.environ.get("MINIGRAD_SCREENSHOTS"):  # to look at it: a directory to write to
+            page.screenshot(path=os.path.join(os.environ["MINIGRAD_SCREENSHOTS"], "lab.png"))
     except Exception:
         page.screenshot(path=str(tmp / "lab-failure.png"), full_page=True)
         raise
