@@ -376,3 +376,14 @@ def test_a_failing_dot_never_raises_on_display(monkeypatch):
     assert "syntax error" in g._repr_html_() and "<pre>" in g._repr_html_()
     assert g._repr_svg_() is None
     assert viz.graph.Graph.pipe is not broken
+
+
+def test_named_tensor_op_node_draws_with_symbol_and_name():
+    """Regression: a tensor op node with both a symbol and a name used to crash draw()."""
+    w = mg.Tensor([[1.0, -2.0]], requires_grad=True, name="W")
+    z = w.tanh()
+    z.name = "z"
+    graph = viz.draw(z)
+    root = ET.fromstring(graph.svg())
+    texts = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    assert "z" in texts and "W" in texts

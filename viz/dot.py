@@ -228,12 +228,11 @@ def _node_line(n, show_attrs: bool, highlighted: bool) -> str:
         if show_attrs and n.attrs:
             rows.append((f"<tr>{_td(n.attrs, align='left')}</tr>", 1))
         widest = max(span for _, span in rows)
-        if widest > 1:  # single-cell rows span the two-cell head row
-            rows = [
-                (r.replace("<td", f'<td colspan="{widest}"', 1) if span == 1 else r)
-                for r, span in rows
-            ]
-        rows = [r for r, _ in rows]
+        # single-cell rows span the two-cell head row
+        rows = [
+            r.replace("<td", f'<td colspan="{widest}"', 1) if span < widest else r
+            for r, span in rows
+        ]
     label = table + "".join(rows) + "</table>"
     return f'{n.key} [id="{n.key}", class="{cls}", label=<{label}>];'
 
