@@ -22,9 +22,31 @@ from nbclient import NotebookClient
 KEEP_NB_METADATA = ("kernelspec", "language_info")
 
 
+def merge_streams(outputs: list) -> list:
+    """Join consecutive stdout (or stderr) chunks: how the kernel splits a cell's
+    printing into messages varies from run to run, the text does not."""
+    merged = []
+    for out in outputs:
+        prev = merged[-1] if merged else None
+        if (
+            prev is not None
+            and out.get("output_type") == "stream"
+            and prev.get("output_type") == "stream"
+            and prev.get("name") == out.get("name")
+        ):
+            prev["text"] = prev["text"] + out["text"]
+        else:
+            merged.append(out)
+    return merged
+
+
 def clean(nb) -> None:
     nb.metadata = {k: v for k, v in nb.metadata.items() if k in KEEP_NB_METADATA}
-    nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
+    nb.metadata["kernelspec"] = {
+        "display_name": "Python 3",
+        "language": "python",
+        "name": "python3",
+    }
     nb.metadata.get("language_info", {}).pop("version", None)
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
@@ -32,6 +54,8 @@ def clean(nb) -> None:
         cell.metadata.pop("scrolled", None)
         if "id" in cell:
             del cell["id"]
+        if cell.cell_type == "code":
+            cell.outputs = merge_streams(cell.outputs)
     nb.nbformat, nb.nbformat_minor = 4, 4
 
 
