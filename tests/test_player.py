@@ -224,3 +224,8 @@ def test_tensor_graph_gradients_are_rewritten_per_step():
     first = {g.get("data-mg-grad"): g.text for g in parse(s.render_svg(0)).iter(f"{SVG_NS}text")
              if g.get("data-mg-grad")}
     assert set(first.values()) == {"grad —"}
+
+
+def test_player_starts_at_the_steppers_speed():
+    s = step_through(lambda a: a * a, 2.0, svg=FAKE, speed="slow")
+    assert '<option value="1400" selected>slow</option>' in s.to_html()

@@ -359,7 +359,7 @@ def _payload(frames, template: SvgTemplate | None, grad_text, start: int = 0) ->
 
 
 def player_fragment(frames, template: SvgTemplate | None, grad_text, *, start: int = 0,
-                    note: str | None = None) -> str:
+                    note: str | None = None, speed: str = "normal") -> str:
     """The player as an HTML fragment: a ``<div>`` with its CSS, data and script."""
     n = len(frames)
     payload = _payload(frames, template, grad_text, start)
@@ -370,7 +370,7 @@ def player_fragment(frames, template: SvgTemplate | None, grad_text, *, start: i
         graph = f'<div class="mg-nograph">{html.escape(note or "(no graph drawing)")}</div>'
     f0 = frames[start]
     options = "".join(
-        f'<option value="{ms}"{" selected" if name == "normal" else ""}>{name}</option>'
+        f'<option value="{ms}"{" selected" if name == speed else ""}>{name}</option>'
         for name, ms in SPEEDS
     )
     return (
@@ -394,7 +394,8 @@ def player_fragment(frames, template: SvgTemplate | None, grad_text, *, start: i
 
 
 def player_html(frames, template: SvgTemplate | None, grad_text, *,
-                title: str = "minigrad step-through", note: str | None = None) -> str:
+                title: str = "minigrad step-through", note: str | None = None,
+                speed: str = "normal") -> str:
     """One self-contained HTML page: inline SVG, CSS and script; works offline."""
     return (
         "<!DOCTYPE html>\n"
@@ -404,7 +405,7 @@ def player_html(frames, template: SvgTemplate | None, grad_text, *,
         "<style>body{margin:16px;max-width:1200px}"
         "h1{font:600 18px system-ui,sans-serif}</style></head><body>"
         f"<h1>{html.escape(title)}</h1>"
-        f"{player_fragment(frames, template, grad_text, note=note)}"
+        f"{player_fragment(frames, template, grad_text, note=note, speed=speed)}"
         "</body></html>\n"
     )
 

@@ -293,9 +293,9 @@ class Stepper:
         title = title or self.title or f"minigrad step-through ({self.mode})"
         if fragment:
             return player_fragment(self.frames, self.template, self.grad_text,
-                                   start=self.state.step, note=self.note)
+                                   start=self.state.step, note=self.note, speed=self.speed)
         return player_html(self.frames, self.template, self.grad_text, title=title,
-                           note=self.note)
+                           note=self.note, speed=self.speed)
 
     def save_html(self, path, title: str | None = None):
         """Write ``to_html()`` to ``path``; returns the path."""
