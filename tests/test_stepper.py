@@ -500,3 +500,21 @@ def test_too_big_a_recording_is_refused_with_advice(monkeypatch):
     monkeypatch.setattr(viz.frames, "MAX_CELLS", 1000)
     with pytest.raises(ValueError, match="too big to step through.*smaller computation"):
         Frames(tape, "both")
+
+
+def test_panel_names_the_edge_slot_and_the_formula_variable():
+    """Slots count from 0 like edge ids and Contribute.slot; the panel says which
+    formula variable a slot is, since users name their leaves differently."""
+    with minigrad.record() as tape:
+        x = minigrad.Value(2.0, "x")
+        y = minigrad.Value(3.0, "y")
+        z = y * x
+        z.name = "z"
+        z.backward()
+    texts = [fr.text for fr in Frames(tape, "both").frames]
+    assert any(t.startswith("x = 2.0: a leaf parameter (requires_grad=True") for t in texts)
+    to_y = next(t for t in texts if "added to y.grad" in t)
+    assert to_y.startswith("mul: ∂out/∂a = b = 2.0; 1.0 × 2.0 = 2.0 added to y.grad: 0.0 → 2.0")
+    assert to_y.endswith("Edge y → z: slot 0 of mul, called a in the formula.")
+    to_x = next(t for t in texts if "added to x.grad" in t)
+    assert to_x.endswith("slot 1 of mul, called b in the formula.")

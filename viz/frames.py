@@ -184,6 +184,12 @@ def _slots(op, arity: int) -> tuple[list[str], list[str] | None]:
     return names, None
 
 
+def _formula_var(op, slot: int, arity: int) -> str:
+    """``, called a in the formula``: which variable of the op's formula this slot is."""
+    names, _ = _slots(op, arity)
+    return f", called {names[slot]} in the formula" if slot < len(names) else ""
+
+
 def _deriv_text(op, slot: int, derivative, arity: int) -> str:
     """``∂out/∂a = b = 3.0`` (the local derivative, with its value when known)."""
     names, parts = _slots(op, arity)
@@ -432,7 +438,7 @@ class Frames:
         name = self.name(n)
         kind = _kind(n)
         if kind == "leaf":
-            return (f"{name} = {_data_text(n)}: a leaf (an input with requires_grad=True, "
+            return (f"{name} = {_data_text(n)}: a leaf parameter (requires_grad=True, "
                     "so a gradient will flow into it).")
         if kind == "constant":
             what = name if name == _data_text(n) else f"{name} = {_data_text(n)}"
@@ -541,7 +547,8 @@ class Frames:
                 pname = self.name(p)
                 title = f"Backward {step}/{nsteps} · {n.op.name} → {pname}"
                 text = _contribution_text(e, upstream.get(n.id), self.name) + (
-                    f"\nEdge {pname} → {self.name(n)} (input {e.slot + 1} of {n.op.name})."
+                    f"\nEdge {pname} → {self.name(n)}: slot {e.slot} of {n.op.name}"
+                    f"{_formula_var(n.op, e.slot, len(n.parents))}."
                 )
                 if counts[p.id] > 1:
                     text += (f" {pname} is used more than once: contribution {counts[p.id]} "
