@@ -88,7 +88,14 @@ class Tape:
 
     def contribute(self, node, parent, slot, local_grad, before, after) -> None:
         derivative = None
-        if not isinstance(local_grad, np.ndarray) and node.saved is not None:
+        # The bare derivative of a built-in scalar op is its rule at g = 1.  A custom
+        # Function's backward is user code: never run it a second time behind the
+        # user's back (it may have side effects), so it gets no bare derivative.
+        if (
+            not isinstance(local_grad, np.ndarray)
+            and node.saved is not None
+            and node.op.engine == "scalar"
+        ):
             rule = node.op.grads[slot]
             attrs = node.attrs or {}
             derivative = rule(1.0, *node.saved, **attrs)
