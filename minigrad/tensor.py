@@ -646,8 +646,11 @@ def apply_op(op, *inputs, **attrs) -> Tensor:
     when grad mode is on and some input requires grad; otherwise a constant
     leaf.  A node's ``attrs`` are the op's settings plus ``in_shapes``,
     ``in_dtypes``, ``out_shape`` and ``out_dtype`` (the rules of reductions and
-    shape ops need the input shape; renderers may show them).  Python numbers
-    take the dtype of the first floating tensor input, so they never promote it.
+    shape ops need the input shape; renderers may show them).  Elementwise ops
+    registered with ``plain=True`` (``add``, ``exp`` ...) skip that metadata: a
+    node of one has ``attrs=None`` unless the op has settings, and their rules
+    take no keywords.  Python numbers take the dtype of the first floating tensor
+    input, so they never promote it.
     """
     like = None
     for x in inputs:
@@ -699,11 +702,12 @@ def _node(op, out, parents, saved, attrs) -> Tensor:
         node.op = op
         node.parents = parents
         node.saved = saved
-        attrs["in_shapes"] = tuple(p.data.shape for p in parents)
-        attrs["in_dtypes"] = tuple(p.data.dtype for p in parents)
-        attrs["out_shape"] = out.shape
-        attrs["out_dtype"] = out.dtype
-        node.attrs = attrs
+        if not op.extra.get("plain"):  # elementwise ops (a + b, x.exp()) skip the metadata
+            attrs["in_shapes"] = tuple(p.data.shape for p in parents)
+            attrs["in_dtypes"] = tuple(p.data.dtype for p in parents)
+            attrs["out_shape"] = out.shape
+            attrs["out_dtype"] = out.dtype
+        node.attrs = attrs or None
     else:
         node.requires_grad = False
         node.op = None
@@ -721,9 +725,9 @@ def _node(op, out, parents, saved, attrs) -> Tensor:
 # The two functions below are ``apply_op`` specialised for one and two inputs, with
 # the node creation written out: they run for every elementwise op, and a function
 # call or a generic loop is a visible share of a 4x4 op's cost (benchmarks/tensor_ops.py).
-# Elementwise ops have no settings, so their nodes get ``attrs=None``: building a
-# metadata dict per node cost ~0.7 us per node in the forward pass alone (measured
-# on a busy 2-core machine), and passing it as keywords slows every rule call.
+# These ops are "plain" and get ``attrs=None`` (as in ``apply_op``): building a metadata
+# dict per node cost ~0.7 us per node in the forward pass alone (measured on a busy
+# 2-core machine), and passing it as keywords slows every rule call.
 def _binary(op, a, b) -> Tensor:
     if a.__class__ is not Tensor and not isinstance(a, Tensor):
         a = _lift(a, b.data.dtype, op.name)

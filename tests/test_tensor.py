@@ -525,6 +525,8 @@ class TestGraph:
         assert s.op.display(s.attrs) == "Σ(axis=1, keepdims)"
         y = x * x
         assert y.parents == (x, x)
+        assert y.attrs is None  # elementwise ops have no settings and skip the metadata
+        assert minigrad.tensor_ops.MUL.extra["plain"]
 
     def test_no_graph_without_grad(self):
         x = T([1.0, 2.0])

@@ -9,10 +9,11 @@ shape: the engine's ``unbroadcast`` sums it down to the input's shape.
 The engine passes a node's ``attrs`` to the rules as keyword arguments.  Those
 attrs hold the op's own settings (``axis``, ``keepdims`` ...) plus the shape
 metadata that ``apply_op`` adds (``in_shapes``, ``in_dtypes``, ``out_shape``,
-``out_dtype``), so every rule takes ``**_``.  The one exception is the fast
-path of the elementwise operators (``a + b``, ``x.tanh()`` ...): those ops have
-no settings, their node's ``attrs`` is ``None`` and the rules get no keywords;
-the shapes are the parents' and the output's own.
+``out_dtype``), so such rules take ``**_``.  Elementwise ops registered with
+``plain=True`` (``a + b``, ``x.tanh()`` ...) skip that metadata: without
+settings their nodes record ``attrs=None`` and their rules get no keywords
+(the shapes are the parents' and the output's own).  It keeps the hot path
+of tiny ops lean.
 
 ``cases(rng)`` returns ``[(inputs, attrs), ...]``: concrete float64 inputs (or
 non-differentiable arrays such as boolean masks) chosen where the op is smooth,

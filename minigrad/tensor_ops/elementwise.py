@@ -40,32 +40,32 @@ def _pos(rng, shape):
 # --- arithmetic -------------------------------------------------------------------
 ADD = tensor_op(
     "add", "+", lambda a, b: (a + b, ()),
-    (lambda g, **_: g, lambda g, **_: g),
+    (lambda g: g, lambda g: g),
     "∂/∂a = 1,  ∂/∂b = 1", _binary_cases(uniform, uniform),
     doc="Addition passes the upstream gradient unchanged to both inputs; it saves nothing.",
     promote=True,
-)
+ plain=True)
 SUB = tensor_op(
     "sub", "−", lambda a, b: (a - b, ()),
-    (lambda g, **_: g, lambda g, **_: nd(-g)),
+    (lambda g: g, lambda g: nd(-g)),
     "∂/∂a = 1,  ∂/∂b = −1", _binary_cases(uniform, uniform), promote=True,
-)
+ plain=True)
 MUL = tensor_op(
     "mul", "×", lambda a, b: (a * b, (a, b)),
-    (lambda g, a, b, **_: nd(g * b), lambda g, a, b, **_: nd(g * a)),
+    (lambda g, a, b: nd(g * b), lambda g, a, b: nd(g * a)),
     "∂/∂a = b,  ∂/∂b = a", _binary_cases(uniform, uniform),
     doc="Each input's gradient is the upstream gradient times the *other* input.",
     promote=True,
-)
+ plain=True)
 DIV = tensor_op(
     "div", "÷", lambda a, b: ((out := a / b), (b, out)),
-    (lambda g, b, out, **_: nd(g / b), lambda g, b, out, **_: nd(-g * out / b)),
+    (lambda g, b, out: nd(g / b), lambda g, b, out: nd(-g * out / b)),
     "∂/∂a = 1/b,  ∂/∂b = −a/b² = −out/b", _binary_cases(uniform, away_from_zero),
     promote=True,
-)
+ plain=True)
 
 
-def _pow_grad_exponent(g, x, p, out, **_):
+def _pow_grad_exponent(g, x, p, out):
     # d(x^p)/dp = x^p · ln x; where x = 0 the limit (for p > 0) is 0.
     with np.errstate(divide="ignore", invalid="ignore"):
         logx = np.log(np.where(x > 0, x, 1))
@@ -74,11 +74,11 @@ def _pow_grad_exponent(g, x, p, out, **_):
 
 POW = tensor_op(
     "pow", "**", lambda x, p: ((out := x**p), (x, p, out)),
-    (lambda g, x, p, out, **_: nd(g * p * x ** (p - 1)), _pow_grad_exponent),
+    (lambda g, x, p, out: nd(g * p * x ** (p - 1)), _pow_grad_exponent),
     "∂/∂x = p·x^(p−1),  ∂/∂p = x^p·ln x", _binary_cases(_pos, uniform), promote=True,
-)
-NEG = tensor_op("neg", "−", lambda x: (-x, ()), (lambda g, **_: nd(-g),), "∂/∂x = −1",
-                _unary_cases(uniform))
+ plain=True)
+NEG = tensor_op("neg", "−", lambda x: (-x, ()), (lambda g: nd(-g),), "∂/∂x = −1",
+                _unary_cases(uniform), plain=True)
 
 
 def _maximum_forward(a, b):
@@ -97,14 +97,14 @@ def _minimum_forward(a, b):
 
 MAXIMUM = tensor_op(
     "maximum", "max", _maximum_forward,
-    (lambda g, w, **_: nd(g * w), lambda g, w, **_: nd(g * (1 - w))),
+    (lambda g, w: nd(g * w), lambda g, w: nd(g * (1 - w))),
     "∂/∂a = 1 if a > b else 0 (½ each on a tie)", _binary_cases(uniform, uniform), promote=True,
-)
+ plain=True)
 MINIMUM = tensor_op(
     "minimum", "min", _minimum_forward,
-    (lambda g, w, **_: nd(g * w), lambda g, w, **_: nd(g * (1 - w))),
+    (lambda g, w: nd(g * w), lambda g, w: nd(g * (1 - w))),
     "∂/∂a = 1 if a < b else 0 (½ each on a tie)", _binary_cases(uniform, uniform), promote=True,
-)
+ plain=True)
 
 
 def _where_forward(cond, a, b):
@@ -121,13 +121,13 @@ def _where_cases(rng):
 
 WHERE = tensor_op(
     "where", "where", _where_forward,
-    (lambda g, cond, **_: None,
-     lambda g, cond, **_: nd(np.where(cond, g, 0)),
-     lambda g, cond, **_: nd(np.where(cond, 0, g))),
+    (lambda g, cond: None,
+     lambda g, cond: nd(np.where(cond, g, 0)),
+     lambda g, cond: nd(np.where(cond, 0, g))),
     "∂/∂a = 1 where cond else 0,  ∂/∂b = 0 where cond else 1", _where_cases,
     doc="Picks a where the (boolean, non-differentiable) condition holds, b elsewhere.",
     promote=slice(1, None),
-)
+ plain=True)
 
 
 def _clip_forward(x, min=None, max=None):
@@ -156,20 +156,21 @@ CLIP = tensor_op(
 
 # --- unary functions --------------------------------------------------------------
 EXP = tensor_op("exp", "exp", lambda x: ((out := np.exp(x)), (out,)),
-                (lambda g, out, **_: nd(g * out),), "∂/∂x = exp(x) = out",
-                _unary_cases(uniform), float_only=True)
+                (lambda g, out: nd(g * out),), "∂/∂x = exp(x) = out",
+                _unary_cases(uniform), float_only=True, plain=True)
 LOG = tensor_op("log", "log", lambda x: (np.log(x), (x,)),
-                (lambda g, x, **_: nd(g / x),), "∂/∂x = 1/x", _unary_cases(_pos),
-                float_only=True)
+                (lambda g, x: nd(g / x),), "∂/∂x = 1/x", _unary_cases(_pos),
+                float_only=True, plain=True)
 SQRT = tensor_op("sqrt", "√", lambda x: ((out := np.sqrt(x)), (out,)),
-                 (lambda g, out, **_: nd(g / (2 * out)),), "∂/∂x = 1/(2√x) = 1/(2·out)",
-                 _unary_cases(_pos), float_only=True)
+                 (lambda g, out: nd(g / (2 * out)),), "∂/∂x = 1/(2√x) = 1/(2·out)",
+                 _unary_cases(_pos), float_only=True, plain=True)
 ABS = tensor_op("abs", "|x|", lambda x: (np.abs(x), (x,)),
-                (lambda g, x, **_: nd(g * np.sign(x)),), "∂/∂x = sign(x)",
-                _unary_cases(away_from_zero))
+                (lambda g, x: nd(g * np.sign(x)),), "∂/∂x = sign(x)",
+                _unary_cases(away_from_zero), plain=True)
 TANH = tensor_op("tanh", "tanh", lambda x: ((out := np.tanh(x)), (out,)),
-                 (lambda g, out, **_: nd(g * (1 - out * out)),),
-                 "∂/∂x = 1 − tanh²(x) = 1 − out²", _unary_cases(uniform), float_only=True)
+                 (lambda g, out: nd(g * (1 - out * out)),),
+                 "∂/∂x = 1 − tanh²(x) = 1 − out²", _unary_cases(uniform), float_only=True,
+                 plain=True)
 
 
 def _sigmoid_forward(x):
@@ -182,12 +183,12 @@ def _sigmoid_forward(x):
 
 
 SIGMOID = tensor_op("sigmoid", "σ", _sigmoid_forward,
-                    (lambda g, out, **_: nd(g * out * (1 - out)),),
+                    (lambda g, out: nd(g * out * (1 - out)),),
                     "∂/∂x = σ(x)·(1 − σ(x)) = out·(1 − out)", _unary_cases(uniform),
-                    float_only=True)
+                    float_only=True, plain=True)
 RELU = tensor_op("relu", "ReLU", lambda x: ((out := np.maximum(x, 0)), (out,)),
-                 (lambda g, out, **_: nd(g * (out > 0)),), "∂/∂x = 1 if x > 0 else 0",
-                 _unary_cases(away_from_zero))
+                 (lambda g, out: nd(g * (out > 0)),), "∂/∂x = 1 if x > 0 else 0",
+                 _unary_cases(away_from_zero), plain=True)
 
 
 def _leaky_forward(x, negative_slope=0.01):
@@ -236,4 +237,4 @@ GELU = tensor_op(
     lambda rng: _unary_cases(uniform)(rng) + [((uniform(rng, (3, 4)),), {"approximate": "tanh"})],
     label=lambda attrs: "GELU(tanh)" if attrs.get("approximate") == "tanh" else "GELU",
     float_only=True,
-)
+ plain=True)

@@ -22,7 +22,7 @@ def _matmul_forward(a, b):
     return nd(np.matmul(a, b)), (a, b)
 
 
-def _grad_a(g, a, b, **_):
+def _grad_a(g, a, b):
     if b.ndim == 1:
         if a.ndim == 1:  # dot product: out = Σ aᵢbᵢ
             return nd(g * b)
@@ -32,7 +32,7 @@ def _grad_a(g, a, b, **_):
     return np.matmul(g, np.swapaxes(b, -1, -2))
 
 
-def _grad_b(g, a, b, **_):
+def _grad_b(g, a, b):
     if a.ndim == 1:
         if b.ndim == 1:
             return nd(g * a)
@@ -51,6 +51,6 @@ def _matmul_cases(rng):
 
 MATMUL = tensor_op(
     "matmul", "@", _matmul_forward, (_grad_a, _grad_b),
-    "∂L/∂a = G·bᵀ,  ∂L/∂b = aᵀ·G", _matmul_cases, promote=True,
+    "∂L/∂a = G·bᵀ,  ∂L/∂b = aᵀ·G", _matmul_cases, promote=True, plain=True,
     doc="Matrix product with numpy's matmul rules (1-D operands, broadcast batch axes).",
 )
