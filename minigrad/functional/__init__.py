@@ -93,7 +93,10 @@ def log_softmax(x, axis: int = -1):
 # --- layers ---------------------------------------------------------------------------------
 def linear(x, weight, bias=None):
     """``x @ weight.T + bias`` with ``weight`` of shape (out_features, in_features)."""
-    xs, ws = _shape(x), _shape(weight)
+    if isinstance(x, Tensor) and isinstance(weight, Tensor):  # the common case, fast
+        xs, ws = x.data.shape, weight.data.shape
+    else:
+        xs, ws = _shape(x), _shape(weight)
     if len(ws) != 2:
         raise ValueError(f"linear: weight must be 2-D (out_features, in_features), got {ws}")
     if not xs or xs[-1] != ws[1]:
@@ -101,9 +104,9 @@ def linear(x, weight, bias=None):
                          f"axis of the input must be in_features = {ws[1]}")
     if bias is None:
         return apply_op(_linear.LINEAR_NO_BIAS, x, weight)
-    if _shape(bias) != (ws[0],):
-        raise ValueError(f"linear: bias must have shape ({ws[0]},) for weight {ws}, "
-                         f"got {_shape(bias)}")
+    bs = bias.data.shape if isinstance(bias, Tensor) else _shape(bias)
+    if bs != (ws[0],):
+        raise ValueError(f"linear: bias must have shape ({ws[0]},) for weight {ws}, got {bs}")
     return apply_op(_linear.LINEAR, x, weight, bias)
 
 
@@ -228,7 +231,7 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, eps: float = 1e-5):
 
 # --- losses ------------------------------------------------------------------------------
 def _targets(fn, targets):
-    return np.asarray(data_of(targets))
+    return targets if targets.__class__ is np.ndarray else np.asarray(data_of(targets))
 
 
 def cross_entropy(logits, targets, reduction: str = "mean"):

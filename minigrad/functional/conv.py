@@ -86,7 +86,9 @@ def _conv_forward(x, w, b=None, stride=(1, 1), padding=(0, 0), **_):
     out = wm @ cols                                  # (O, N·Ho·Wo): one BLAS call
     if b is not None:
         out += b.reshape(O, 1)
-    # (O, N, Ho, Wo) -> NCHW as a view: no copy; elementwise ops that follow keep it.
+    # (O, N, Ho, Wo) -> NCHW as a view, no copy.  Elementwise ops keep this memory
+    # layout (numpy's K order), and so do the pooling gradients (``zeros_like``), so the
+    # gradient reaching backward is already the (O, N·Ho·Wo) matrix it needs.
     out = out.reshape(O, N, *out_hw).transpose(1, 0, 2, 3)
     return out, (cols, wm, xp.shape, x.shape, (kh, kw))
 
@@ -206,7 +208,7 @@ def _max_pool_forward(x, kernel=(2, 2), stride=(2, 2), padding=(0, 0), **_):
 
 
 def _max_pool_grad(g, xp, out, kernel=(2, 2), stride=(2, 2), padding=(0, 0), **_):
-    gp = np.zeros(xp.shape, dtype=g.dtype)
+    gp = np.zeros_like(xp, dtype=g.dtype)  # same memory layout as the input (see conv2d)
     overlap = stride[0] < kernel[0] or stride[1] < kernel[1]
     taken = None  # windows whose maximum has already received the gradient
     for _i, _j, sl in _offsets(*kernel, stride, out.shape[2:]):

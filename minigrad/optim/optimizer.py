@@ -77,14 +77,20 @@ class Optimizer:
     def step(self) -> None:
         """Update every parameter that has a gradient; parameters without one are skipped."""
         with no_grad():
+            state = self.state
+            update = self._update
             for group in self.param_groups:
                 for p in group["params"]:
-                    if p.grad is not None:
-                        g = p.grad
-                        if g.shape != p.data.shape:
-                            raise ValueError(f"{type(self).__name__}: gradient of shape {g.shape} "
-                                             f"for a parameter of shape {p.data.shape}")
-                        self._update(p, g, group, self.state.setdefault(id(p), {}))
+                    g = p.grad
+                    if g is None:
+                        continue
+                    if g.shape != p.data.shape:
+                        raise ValueError(f"{type(self).__name__}: gradient of shape {g.shape} "
+                                         f"for a parameter of shape {p.data.shape}")
+                    s = state.get(id(p))
+                    if s is None:
+                        s = state[id(p)] = {}
+                    update(p, g, group, s)
 
     def _update(self, p, g, group, state) -> None:  # pragma: no cover - abstract
         raise NotImplementedError

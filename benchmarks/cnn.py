@@ -1,0 +1,204 @@
+"""Small-CNN training step: minigrad vs a hand-written numpy im2col CNN vs PyTorch CPU.
+
+The network: conv 1->8 3x3 (no padding), ReLU, 2x2 max-pool, flatten,
+linear 8·13·13 -> 10, softmax cross-entropy, SGD (lr 0.01); batch 64 of 28x28
+random float32 images.  One step = forward + backward + parameter update.
+
+* ``numpy``: what a student writes after reading about im2col: patches via
+  ``as_strided`` (laid out (C·kh·kw, N·Ho·Wo)), one matmul, ReLU, 2x2 max-pool
+  with four strided slices, the linear layer, and the backward pass by hand.
+* ``minigrad``: ``nn.Sequential(Conv2d, ReLU, MaxPool2d, Flatten, Linear)``,
+  ``F.cross_entropy``, ``optim.SGD``.
+* ``torch``: the same network in PyTorch (optional; the target compares to it).
+
+Each run is a separate process, runs alternate, medians of ``--repeats``;
+the step time of a run is the median over its steps.  Target: minigrad <= 2.5x
+PyTorch.
+
+    python benchmarks/cnn.py [--quick] [--repeats 3] [--threads 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from _common import interleave, machine_line, median, pin_threads, timer  # noqa: E402
+
+N, C, H, W = 64, 1, 28, 28
+O, K = 8, 3
+HO, WO = H - K + 1, W - K + 1  # 26 x 26
+PH, PW = HO // 2, WO // 2      # 13 x 13
+FLAT = O * PH * PW
+CLASSES = 10
+LR = 0.01
+
+
+def make_batches(count, seed=0):
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    return [(rng.random((N, C, H, W), dtype=np.float32), rng.integers(0, CLASSES, N))
+            for _ in range(count)]
+
+
+def init_weights(seed=1):
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    b_conv, b_fc = 1 / np.sqrt(C * K * K), 1 / np.sqrt(FLAT)
+    return [rng.uniform(-b_conv, b_conv, (O, C, K, K)).astype(np.float32),
+            rng.uniform(-b_conv, b_conv, O).astype(np.float32),
+            rng.uniform(-b_fc, b_fc, (CLASSES, FLAT)).astype(np.float32),
+            rng.uniform(-b_fc, b_fc, CLASSES).astype(np.float32)]
+
+
+def numpy_step_fn():
+    import numpy as np
+    from numpy.lib.stride_tricks import as_strided
+
+    Wc, bc, Wf, bf = init_weights()
+
+    def step(x, y):
+        n = len(y)
+        # forward: im2col + one matmul
+        sN, sC, sH, sW = x.strides
+        cols = as_strided(x, (C, K, K, n, HO, WO), (sC, sH, sW, sN, sH, sW)).reshape(C * K * K, -1)
+        conv = Wc.reshape(O, -1) @ cols                          # (O, n·HO·WO)
+        conv += bc[:, None]
+        a = np.maximum(conv, 0).reshape(O, n, HO, WO)
+        q = [a[:, :, i::2, j::2] for i in (0, 1) for j in (0, 1)]  # 2x2 pool: 4 strided slices
+        pooled = np.maximum(np.maximum(q[0], q[1]), np.maximum(q[2], q[3]))
+        flat = pooled.transpose(1, 0, 2, 3).reshape(n, FLAT)
+        z = flat @ Wf.T
+        z += bf
+        z -= z.max(axis=1, keepdims=True)
+        e = np.exp(z)
+        s = e.sum(axis=1, keepdims=True)
+        rows = np.arange(n)
+        loss = float(np.mean(np.log(s[:, 0]) - z[rows, y]))
+        # backward
+        dz = e / s
+        dz[rows, y] -= 1
+        dz /= n
+        dWf, dbf = dz.T @ flat, dz.sum(axis=0)
+        dpool = (dz @ Wf).reshape(n, O, PH, PW).transpose(1, 0, 2, 3)
+        da = np.zeros_like(a)
+        taken = np.zeros(pooled.shape, dtype=bool)
+        for k, (i, j) in enumerate(((0, 0), (0, 1), (1, 0), (1, 1))):
+            hit = (q[k] == pooled) & ~taken
+            taken |= hit
+            da[:, :, i::2, j::2] = dpool * hit
+        dconv = da.reshape(O, -1)
+        dconv *= conv > 0
+        dWc, dbc = (dconv @ cols.T).reshape(Wc.shape), dconv.sum(axis=1)
+        for p, g in ((Wc, dWc), (bc, dbc), (Wf, dWf), (bf, dbf)):
+            p -= LR * g
+        return loss
+
+    return step
+
+
+def minigrad_step_fn():
+    import minigrad.functional as F
+    from minigrad import Tensor, nn, optim
+
+    model = nn.Sequential(nn.Conv2d(C, O, K), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+                          nn.Linear(FLAT, CLASSES))
+    for p, w in zip(model.parameters(), init_weights()):
+        p.data[...] = w
+    opt = optim.SGD(model.parameters(), lr=LR)
+
+    def step(x, y):
+        loss = F.cross_entropy(model(Tensor(x)), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss.item()
+
+    return step
+
+
+def torch_step_fn(threads):
+    import torch
+
+    torch.set_num_threads(threads)
+    model = torch.nn.Sequential(torch.nn.Conv2d(C, O, K), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+                                torch.nn.Flatten(), torch.nn.Linear(FLAT, CLASSES))
+    with torch.no_grad():
+        for p, w in zip(model.parameters(), init_weights()):
+            p.copy_(torch.from_numpy(w))
+    opt = torch.optim.SGD(model.parameters(), lr=LR)
+
+    def step(x, y):
+        loss = torch.nn.functional.cross_entropy(model(torch.from_numpy(x)), torch.from_numpy(y))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss.item()
+
+    return step
+
+
+def worker(impl: str, steps: int, threads: int) -> dict:
+    data = make_batches(steps)
+    step = {"numpy": numpy_step_fn, "minigrad": minigrad_step_fn}.get(impl)
+    step = step() if step else torch_step_fn(threads)
+    for x, y in make_batches(5, seed=2):  # warm-up
+        step(x, y)
+    times, losses = [], []
+    for x, y in data:
+        t0 = timer()
+        losses.append(step(x, y))
+        times.append(timer() - t0)
+    return {"step": median(times), "first_loss": losses[0], "loss": losses[-1]}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="20 steps per run instead of 60")
+    ap.add_argument("--steps", type=int, default=None)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=1, help="BLAS (and torch) threads")
+    ap.add_argument("--worker")
+    args, _ = ap.parse_known_args()
+    steps = args.steps or (20 if args.quick else 60)
+    if args.worker:
+        print(json.dumps(worker(args.worker, steps, args.threads)))
+        return
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[var] = str(args.threads)
+    pin_threads(args.threads)
+    impls = ["numpy", "minigrad"]
+    try:
+        import torch  # noqa: F401
+
+        impls.append("torch")
+    except ImportError:
+        print("torch not installed: numpy and minigrad only (the target compares to torch)")
+    repeats = max(3, args.repeats)
+    res = interleave(__file__, impls, ["--steps", str(steps), "--threads", str(args.threads)],
+                     repeats)
+    print(machine_line(args.threads))
+    print(f"CNN conv {C}->{O} {K}x{K}, ReLU, 2x2 max-pool, linear {FLAT}->{CLASSES}; batch {N} of "
+          f"{H}x{W}; forward+backward+SGD; median of {steps} steps x {repeats} runs")
+    t = {impl: median([r["step"] for r in runs]) for impl, runs in res.items()}
+    for impl in impls:
+        runs = res[impl]
+        spread = ", ".join(f"{r['step'] * 1e3:.2f}" for r in runs)
+        print(f"  {impl:<9}{t[impl] * 1e3:7.2f} ms/step  (runs {spread}; "
+              f"loss {runs[0]['first_loss']:.4f} -> {runs[0]['loss']:.4f})")
+    print(f"ratio minigrad/numpy = {t['minigrad'] / t['numpy']:.3f}")
+    if "torch" in t:
+        print(f"ratio minigrad/torch = {t['minigrad'] / t['torch']:.3f}  (target <= 2.5)")
+    same = abs(res["minigrad"][0]["loss"] - res["numpy"][0]["loss"]) < 1e-3
+    print(f"same final loss as numpy (to 1e-3): {same}")
+
+
+if __name__ == "__main__":
+    main()
