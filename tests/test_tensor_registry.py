@@ -1,7 +1,8 @@
 """Registry-driven gradient checks: every tensor op, every case, float64, random upstream.
 
-The test walks ``registered_ops("tensor")``; an op registered without
-``cases`` fails here, so a new op cannot land without a gradient test.
+The test walks ``registered_ops("tensor")`` (the engine's ops and the
+functional library's); an op registered without ``cases`` fails here, so a new
+op cannot land without a gradient test.
 """
 
 from __future__ import annotations
@@ -13,6 +14,11 @@ import minigrad.tensor_ops  # noqa: F401  (registers the ops)
 from minigrad import gradcheck
 from minigrad.autograd import registered_ops
 from minigrad.tensor import Tensor, apply_op
+
+try:  # the functional library registers its ops (conv2d, losses ...) in the same table
+    import minigrad.functional  # noqa: F401
+except ImportError:  # pragma: no cover - only while that package is being written
+    pass
 
 OPS = list(registered_ops("tensor"))
 
