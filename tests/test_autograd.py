@@ -202,3 +202,36 @@ def test_tape_never_reruns_a_custom_functions_backward():
     assert len(calls) == 1 and x.grad == 6.0
     (contrib,) = [e for e in tape.events if e.kind == "contribute"]
     assert contrib.derivative is None
+
+
+def test_anomaly_trace_keeps_only_user_frames_and_names_notebook_cells():
+    import traceback
+
+    from minigrad.autograd import anomaly
+
+    here = anomaly.creation_trace()
+    assert here and all("site-packages" not in f.filename for f in here)
+    assert all(not f.filename.startswith(anomaly._PKG) for f in here)
+    assert here[-1].filename == __file__
+    cell = traceback.FrameSummary("/tmp/ipykernel_4242/123456.py", 3, "<module>", line="y = x")
+    assert anomaly._user_frame(cell)
+    assert anomaly._CELL_FILE.match(cell.filename)
+
+
+def test_backward_is_quiet_about_inf_like_pytorch():
+    import warnings
+
+    x = minigrad.Tensor([0.0, 4.0], requires_grad=True)
+    y = x.sqrt().sum()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        y.backward()
+    assert x.grad[0] == np.inf and x.grad[1] == 0.25
+
+
+def test_released_error_hints_at_rebinding_parameters():
+    w = Value(1.0)
+    loss = w * 2
+    loss.backward()
+    with pytest.raises(minigrad.GraphReleasedError, match="w = w - lr"):
+        loss.backward()

@@ -10,6 +10,8 @@ that creation trace.  Both cost time, so the mode is off by default.
 from __future__ import annotations
 
 import os
+import re
+import sysconfig
 import traceback
 
 from .state import set_anomaly
@@ -38,10 +40,44 @@ class detect_anomaly:
         return False
 
 
+def _library_dirs() -> tuple[str, ...]:
+    """Folders whose frames are not the user's: minigrad itself, the standard
+    library and installed packages (Jupyter's kernel machinery lives there)."""
+    dirs = {_PKG}
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        try:
+            dirs.add(os.path.abspath(sysconfig.get_paths()[key]))
+        except KeyError:
+            pass
+    return tuple(sorted(dirs))
+
+
+_LIBRARY_DIRS = _library_dirs()
+_CELL_FILE = re.compile(r".*ipykernel_\d+[/\\]\d+\.py$")
+
+
+def _user_frame(frame: traceback.FrameSummary) -> bool:
+    name = frame.filename
+    if name.startswith("<") and name not in ("<stdin>", "<string>"):
+        return False  # frozen importlib and other synthetic frames
+    path = os.path.abspath(name)
+    return not any(path.startswith(d + os.sep) or path == d for d in _LIBRARY_DIRS)
+
+
 def creation_trace() -> list[traceback.FrameSummary]:
-    """The stack where a node is being created, without minigrad's own frames."""
-    frames = traceback.extract_stack()[:-1]
-    return [f for f in frames if not os.path.abspath(f.filename).startswith(_PKG)]
+    """The stack where a node is being created, keeping only the user's frames.
+
+    A notebook cell's file (``/tmp/ipykernel_<pid>/<n>.py``) is renamed
+    ``<notebook cell>``: the pid changes every run, the cell's code does not.
+    """
+    frames = []
+    for f in traceback.extract_stack()[:-1]:
+        if not _user_frame(f):
+            continue
+        if _CELL_FILE.match(f.filename):
+            f = traceback.FrameSummary("<notebook cell>", f.lineno, f.name, line=f.line)
+        frames.append(f)
+    return frames
 
 
 def anomaly_error(node, parent, slot, local) -> AnomalyError:

@@ -105,7 +105,10 @@ def _released_error(node):
         f"Trying to backward through the graph a second time: node #{node.id}{label} "
         f"({node.op.name}) has already released its saved values. Pass "
         f"retain_graph=True to the first backward() if you need to call it twice, "
-        f"or recompute the forward pass."
+        f"or recompute the forward pass. (In a training loop this usually means a "
+        f"parameter was rebound outside no_grad, e.g. `w = w - lr * w.grad`, so it "
+        f"became part of the previous step's graph: update it in place under "
+        f"no_grad() instead.)"
     )
 
 
@@ -131,9 +134,13 @@ def backward(root, gradient=None, retain_graph: bool = False) -> None:
         raise _released_error(root)
     order = topological_order(root, only_requiring_grad=True)
     if HOOKS[0] and (STATE.recorders or STATE.anomaly):
-        _run_observed(root, seed, order, retain_graph, STATE.recorders, STATE.anomaly)
+        with np.errstate(all="ignore"):
+            _run_observed(root, seed, order, retain_graph, STATE.recorders, STATE.anomaly)
     elif isinstance(seed, np.ndarray):
-        _run_tensor(root, seed, order, retain_graph)
+        # Like PyTorch, backward produces inf/nan silently (d sqrt(x)/dx at 0 is inf);
+        # detect_anomaly() is the tool that finds where they come from.
+        with np.errstate(all="ignore"):
+            _run_tensor(root, seed, order, retain_graph)
     else:
         _run_scalar(root, seed, order, retain_graph)
 
