@@ -3,8 +3,9 @@
 Each notebook runs top to bottom in a fresh ``python3`` kernel from the current
 environment, with the notebook's folder as working directory.  Outputs and
 execution counts are kept (strict nbval compares against them); widget state,
-per-cell execution timings and other volatile metadata are dropped so that a
-re-run of an unchanged lesson gives an unchanged file.
+per-cell execution timings and other volatile metadata are dropped, stream
+outputs merged and widget ids numbered, so that a re-run of an unchanged lesson
+gives an unchanged file.
 
     python scripts/nb_exec.py notebooks/01_*.ipynb [--timeout 300]
 """
@@ -40,6 +41,25 @@ def merge_streams(outputs: list) -> list:
     return merged
 
 
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def number_widgets(nb) -> None:
+    """Replace random widget model ids with ``widget-1``, ``widget-2``, ...
+
+    Widget state is not saved in the file, so the ids point at nothing once the
+    kernel is gone; numbering them keeps a re-run of an unchanged lesson
+    byte-identical.  (nbval ignores widget views when comparing.)
+    """
+    count = 0
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            view = out.get("data", {}).get(WIDGET_VIEW)
+            if view and "model_id" in view:
+                count += 1
+                view["model_id"] = f"widget-{count}"
+
+
 def clean(nb) -> None:
     nb.metadata = {k: v for k, v in nb.metadata.items() if k in KEEP_NB_METADATA}
     nb.metadata["kernelspec"] = {
@@ -56,6 +76,7 @@ def clean(nb) -> None:
             del cell["id"]
         if cell.cell_type == "code":
             cell.outputs = merge_streams(cell.outputs)
+    number_widgets(nb)
     nb.nbformat, nb.nbformat_minor = 4, 4
 
 
