@@ -154,3 +154,19 @@ def test_grad_flow_of_a_module_by_layer_and_by_parameter():
         "0.weight", "0.bias", "2.weight", "2.bias"]
     with pytest.raises(ValueError, match="by must be"):
         viz.plot_grad_flow(model, by="module")
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+
+
+def test_plots_are_pyplot_figures_so_plt_show_works():
+    import matplotlib.pyplot as plt
+
+    before = set(plt.get_fignums())
+    fig = viz.plot_history({"loss": [1.0, 0.5, 0.25]})
+    assert fig.number in set(plt.get_fignums()) - before

@@ -1,9 +1,8 @@
 """Training plots: loss/accuracy curves, 2-D decision boundaries, gradient flow.
 
-Each function builds a ``matplotlib.figure.Figure`` and returns it without
-calling ``plt.show()`` and without registering it with pyplot: in a notebook,
-leave the call as a cell's last expression to see it (once); elsewhere use
-``fig.savefig("plot.png")``.  Pass ``ax=`` to draw into axes you already have.
+Each function builds a pyplot figure and returns it without showing it, so it
+behaves like any matplotlib plot: end the cell (or script) with ``plt.show()``,
+or ``fig.savefig("plot.png")``.  Pass ``ax=`` to draw into axes you already have.
 """
 
 from __future__ import annotations
@@ -19,9 +18,9 @@ _X_KEYS = ("epoch", "epochs", "step", "steps", "iteration")
 
 
 def _figure(figsize):
-    from matplotlib.figure import Figure
+    import matplotlib.pyplot as plt
 
-    return Figure(figsize=figsize, layout="constrained")
+    return plt.figure(figsize=figsize, layout="constrained")
 
 
 # --------------------------------------------------------------------- history
