@@ -29,7 +29,8 @@ system-deps: ## install Debian graphviz (dot) when missing and we are root or ha
 	@scripts/system_deps.sh graphviz
 
 lab: setup ## open the lessons in JupyterLab
-	$(VENV)/bin/jupyter lab --notebook-dir=notebooks
+	$(VENV)/bin/jupyter lab --ServerApp.root_dir=notebooks $(LAB_ARGS) \
+		$$( [ "$$(id -u)" = 0 ] && echo --allow-root )
 
 test: setup ## run every test tier: unit, exercises (reference solutions), notebooks (nbval), browser
 	@scripts/system_deps.sh chromium || true
