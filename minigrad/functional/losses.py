@@ -49,10 +49,16 @@ def _cross_entropy_forward(logits, targets, reduction="mean", **_):
     shifted = logits - logits.max(axis=1, keepdims=True)  # largest entry is 0: exp cannot overflow
     e = np.exp(shifted)
     total = e.sum(axis=1, keepdims=True)
-    rows = np.arange(len(targets))
-    losses = np.log(total[:, 0]) - shifted[rows, targets]  # −log softmax at the target
+    picked = shifted[np.arange(len(targets)), targets]
+    # −log softmax at the target = log Σ e − shifted[target], summed or per sample
+    if reduction == "none":
+        loss = np.log(total[:, 0]) - picked
+    else:
+        loss = np.log(total).sum() - picked.sum()
+        if reduction == "mean" and len(targets):
+            loss /= len(targets)
     e /= total  # the softmax, kept for backward
-    return _reduce(losses, reduction, logits.dtype), (e, targets)
+    return np.asarray(loss, dtype=logits.dtype), (e, targets)
 
 
 def _cross_entropy_grad(g, probs, targets, reduction="mean", **_):

@@ -22,6 +22,11 @@ from ..autograd.grad_mode import no_grad
 __all__ = ["Optimizer"]
 
 
+def _grad_shape_error(opt, g, p) -> ValueError:
+    return ValueError(f"{type(opt).__name__}: gradient of shape {g.shape} for a parameter of "
+                      f"shape {p.data.shape}")
+
+
 class Optimizer:
     def __init__(self, params, defaults: dict):
         if hasattr(params, "data") and hasattr(params, "grad"):
@@ -77,20 +82,22 @@ class Optimizer:
     def step(self) -> None:
         """Update every parameter that has a gradient; parameters without one are skipped."""
         with no_grad():
-            state = self.state
-            update = self._update
             for group in self.param_groups:
-                for p in group["params"]:
-                    g = p.grad
-                    if g is None:
-                        continue
-                    if g.shape != p.data.shape:
-                        raise ValueError(f"{type(self).__name__}: gradient of shape {g.shape} "
-                                         f"for a parameter of shape {p.data.shape}")
-                    s = state.get(id(p))
-                    if s is None:
-                        s = state[id(p)] = {}
-                    update(p, g, group, s)
+                self._step_group(group)
+
+    def _step_group(self, group) -> None:
+        """One group's update: calls ``_update`` per parameter (subclasses may fuse the loop)."""
+        state, update = self.state, self._update
+        for p in group["params"]:
+            g = p.grad
+            if g is None:
+                continue
+            if g.shape != p.data.shape:
+                raise _grad_shape_error(self, g, p)
+            s = state.get(id(p))
+            if s is None:
+                s = state[id(p)] = {}
+            update(p, g, group, s)
 
     def _update(self, p, g, group, state) -> None:  # pragma: no cover - abstract
         raise NotImplementedError

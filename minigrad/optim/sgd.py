@@ -13,7 +13,7 @@ and cancel where they oscillate; Nesterov evaluates that average one step ahead.
 
 from __future__ import annotations
 
-from .optimizer import Optimizer
+from .optimizer import Optimizer, _grad_shape_error
 
 __all__ = ["SGD"]
 
@@ -28,6 +28,17 @@ class SGD(Optimizer):
             raise ValueError("SGD: nesterov momentum needs momentum > 0 and dampening = 0")
         super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
                                       weight_decay=weight_decay, nesterov=nesterov))
+
+    def _step_group(self, group) -> None:
+        if group["momentum"] or group["weight_decay"]:
+            return super()._step_group(group)
+        lr = group["lr"]  # plain SGD, the common case: p -= lr·g, no state
+        for p in group["params"]:
+            g = p.grad
+            if g is not None:
+                if g.shape != p.data.shape:
+                    raise _grad_shape_error(self, g, p)
+                p.data -= lr * g
 
     def _update(self, p, g, group, state) -> None:
         lr, momentum, wd = group["lr"], group["momentum"], group["weight_decay"]
