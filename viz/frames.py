@@ -626,7 +626,13 @@ def _contribution_text(e, upstream, name=node_name) -> str:
     """``mul: ∂out/∂a = b = 3.0; 2.0 × 3.0 = 6.0 added to a.grad: 0.0 → 6.0``."""
     n, p = e.node, e.parent
     op = n.op
-    deriv = _deriv_text(op, e.slot, e.derivative, len(n.parents))
+    derivative = e.derivative
+    scalar = not _is_array(e.local_grad) and not _is_array(upstream)
+    if derivative is None and scalar and upstream:
+        # A custom Function's backward is user code, so the tape does not call it
+        # again for the bare derivative; for a scalar it is contribution / upstream.
+        derivative = e.local_grad / upstream
+    deriv = _deriv_text(op, e.slot, derivative, len(n.parents))
     pname = name(p)
     before = _fmt_grad(e.before, p.data)
     after = fmt_value(e.after)
@@ -638,8 +644,8 @@ def _contribution_text(e, upstream, name=node_name) -> str:
             line += (f", summed over the broadcast axes from {fmt_shape(shape)} to "
                      f"{fmt_shape(np.shape(p.data))}")
         return line + f", added to {pname}.grad: {before} → {after}"
-    if e.derivative is not None and upstream is not None:
-        prod = f"{fmt_value(upstream)} × {fmt_num(e.derivative)} = {fmt_value(local)}"
+    if derivative is not None and upstream is not None:
+        prod = f"{fmt_value(upstream)} × {fmt_num(derivative)} = {fmt_value(local)}"
     else:
         prod = f"upstream × local derivative = {fmt_value(local)}"
     return f"{op.name}: {deriv}; {prod} added to {pname}.grad: {before} → {after}"
