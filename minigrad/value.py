@@ -193,6 +193,16 @@ class Value(Node):
     def __float__(self) -> float:
         return self.data
 
+    def __reduce__(self):
+        """Copies and pickles of a leaf are new leaves with fresh ids (two nodes never
+        share an id); a non-leaf would drag its whole graph along, so it refuses."""
+        if self.op is not None:
+            raise RuntimeError(
+                "only leaf Values can be copied or pickled (a non-leaf would drag its "
+                "graph along); use v.detach() first"
+            )
+        return (_rebuild, (self.data, self.label, self.requires_grad, self.grad))
+
     def detach(self) -> Value:
         """A new leaf with the same number and no history (``requires_grad=False``)."""
         return Value(self.data, label=self.label, requires_grad=False)
@@ -205,6 +215,12 @@ class Value(Node):
         if self.label:
             extra += f", label={self.label!r}"
         return f"Value(data={self.data:.4f}, grad={grad}{extra})"
+
+
+def _rebuild(data, label, requires_grad, grad) -> Value:
+    v = Value(data, label=label, requires_grad=requires_grad)
+    v.grad = grad
+    return v
 
 
 def _data(x):

@@ -229,3 +229,17 @@ def test_backward_gradient_argument():
     assert x.grad == 6.0
     with pytest.raises(TypeError, match="expected a number"):
         (x * 3).backward("one")
+
+
+def test_copies_and_pickles_of_a_leaf_get_fresh_ids():
+    import copy
+    import pickle
+
+    x = Value(2.0, "x")
+    x.grad = 1.5
+    for clone in (copy.copy(x), copy.deepcopy(x), pickle.loads(pickle.dumps(x))):
+        assert clone.id != x.id and clone.data == 2.0 and clone.label == "x"
+        assert clone.grad == 1.5 and clone.requires_grad
+    y = x * 2
+    with pytest.raises(RuntimeError, match="detach"):
+        copy.deepcopy(y)
