@@ -4,6 +4,10 @@ Two engines share one graph record and one backward engine: ``Value`` (a float
 per node, for seeing every step) and ``Tensor`` (numpy arrays, for training).
 """
 
+# The sub-packages, importable as attributes like torch.nn / torch.optim; importing
+# functional here also registers its ops, so the registry is complete after
+# ``import minigrad`` (the registry-wide gradient test relies on that).
+from . import data, functional, nn, optim
 from .autograd import (
     AnomalyError,
     GradcheckError,
@@ -45,5 +49,5 @@ __all__ = [
     "Tensor", "Value", "arange", "cat", "detect_anomaly", "enable_grad", "full", "gradcheck",
     "graph_memory", "is_grad_enabled", "manual_seed", "no_grad", "ones", "ones_like", "rand",
     "randn", "record", "set_grad_enabled", "stack", "tensor", "topological_order", "where",
-    "zeros", "zeros_like",
+    "zeros", "zeros_like", "data", "functional", "nn", "optim",
 ]

@@ -235,3 +235,26 @@ def test_released_error_hints_at_rebinding_parameters():
     loss.backward()
     with pytest.raises(minigrad.GraphReleasedError, match="w = w - lr"):
         loss.backward()
+
+
+def test_gradcheck_of_a_float32_parameter_runs_in_float64():
+    p = minigrad.nn.Parameter(np.array([0.3, -1.2, 2.0], dtype=np.float32))
+    seen = []
+
+    def fn(x):
+        seen.append(x.dtype)
+        return (x * x).tanh().sum()
+
+    assert minigrad.gradcheck(fn, p, atol=1e-7, rtol=1e-6)
+    assert set(seen) == {np.dtype(np.float64)}
+
+
+def test_import_minigrad_registers_every_tensor_op():
+    import subprocess
+    import sys
+
+    code = ("import minigrad; from minigrad.autograd import registered_ops; "
+            "print(sorted(op.name for op in registered_ops('tensor')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    for name in ("cross_entropy", "conv2d", "max_pool2d", "matmul", "batch_norm"):
+        assert f"'{name}'" in out.stdout
