@@ -191,6 +191,54 @@ class Tensor(Node):
 
     __str__ = __repr__
 
+    # --- in-place updates (optimizer steps) ---------------------------------------------
+    def _inplace(self, other, ufunc, symbol: str):
+        """``self.data <ufunc>= other`` in place, keeping this tensor the same object.
+
+        This is how a hand-written SGD step reads: ``with no_grad(): w -= lr * w.grad``.
+        Like PyTorch, it is refused where it would silently break gradients: on a
+        tensor that requires grad while grad mode is on (the update would have to
+        be part of the graph), and on a non-leaf (its op may have saved this very
+        array for backward).
+        """
+        if self.op is not None:
+            raise RuntimeError(
+                f"in-place '{symbol}=' on a tensor made by '{self.op.name}': its graph may "
+                f"have saved this array for backward. Write x = x {symbol} y instead.")
+        if self.requires_grad and (not GRAD_OFF[0] or STATE.grad_enabled):
+            raise RuntimeError(
+                f"in-place '{symbol}=' on a leaf that requires grad, with grad mode on. "
+                f"Parameter updates belong in `with minigrad.no_grad():` (then "
+                f"w {symbol}= ... changes w.data in place and w stays the same leaf).")
+        value = other.data if isinstance(other, Tensor) else np.asarray(other)
+        try:
+            shape = np.broadcast_shapes(self.data.shape, value.shape)
+        except ValueError:
+            shape = None
+        if shape != self.data.shape:
+            raise ValueError(
+                f"in-place '{symbol}=': a value of shape {value.shape} cannot update a "
+                f"tensor of shape {self.data.shape} (the result must keep the tensor's shape)")
+        try:
+            ufunc(self.data, value, out=self.data, casting="same_kind")
+        except TypeError as err:  # numpy's UFuncTypeError subclasses TypeError
+            raise TypeError(
+                f"in-place '{symbol}=': cannot store a {value.dtype} result in a "
+                f"{self.data.dtype} tensor; cast first (e.g. .float())") from err
+        return self
+
+    def __iadd__(self, other):
+        return self._inplace(other, np.add, "+")
+
+    def __isub__(self, other):
+        return self._inplace(other, np.subtract, "-")
+
+    def __imul__(self, other):
+        return self._inplace(other, np.multiply, "*")
+
+    def __itruediv__(self, other):
+        return self._inplace(other, np.true_divide, "/")
+
     # --- arithmetic (the hot path) ---------------------------------------------------
     def __add__(self, other):
         return _binary(ops.ADD, self, other)

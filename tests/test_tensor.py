@@ -617,3 +617,48 @@ class TestGraph:
     def test_every_registered_op_has_a_symbol(self):
         for op in registered_ops("tensor"):
             assert op.symbol and op.name
+
+
+# --- in-place updates ---------------------------------------------------------------
+
+
+def test_inplace_update_under_no_grad_keeps_the_same_leaf():
+    w = Tensor([1.0, 2.0], requires_grad=True)
+    (w * w).sum().backward()
+    same = w
+    with no_grad():
+        w -= 0.5 * w.grad
+    assert w is same and w.is_leaf and w.requires_grad and w.dtype == np.float32
+    np.testing.assert_allclose(w.data, [0.0, 0.0])
+    with no_grad():
+        w += 1
+        w *= 3
+        w /= 2
+    np.testing.assert_allclose(w.data, [1.5, 1.5])
+
+
+def test_inplace_on_a_leaf_that_requires_grad_with_grad_on_is_refused():
+    w = Tensor([1.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="no_grad"):
+        w -= 1.0
+
+
+def test_inplace_on_a_non_leaf_is_refused():
+    w = Tensor([1.0], requires_grad=True)
+    h = w * 2
+    with pytest.raises(RuntimeError, match="made by 'mul'"):
+        with no_grad():
+            h += 1
+
+
+def test_inplace_shape_and_dtype_errors():
+    t = Tensor(np.zeros((2, 3), np.float32))
+    with pytest.raises(ValueError, match=r"shape \(4,\).*shape \(2, 3\)"):
+        t += np.ones(4)
+    with pytest.raises(ValueError, match=r"shape \(3, 3\)"):
+        t += np.ones((3, 3))
+    i = Tensor(np.zeros(3, np.int64))
+    with pytest.raises(TypeError, match="cannot store a float"):
+        i += 0.5
+    t += np.ones(3)  # broadcasting into the tensor's own shape is fine
+    assert t.data.sum() == 6.0 and t.dtype == np.float32
