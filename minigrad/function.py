@@ -42,9 +42,9 @@ import numbers
 import numpy as np
 
 from .autograd.grad_mode import no_grad
-from .autograd.node import Node, announce, next_id
+from .autograd.node import Node, init_node
 from .autograd.registry import Op
-from .autograd.state import HOOKS, grad_enabled
+from .autograd.state import grad_enabled
 from .tensor import Tensor, _leaf, _node
 from .tensor_ops import PerSlot
 from .value import Value
@@ -174,20 +174,11 @@ def _output_data(cls, out, scalar, nodes):
 
 
 def _value_node(op, out, parents, saved, requires):
+    """A scalar node for a custom Function's output (not a hot path: the shared builder)."""
     node = object.__new__(Value)
-    node.data = out
-    node.grad = None
     if requires:
-        node.requires_grad, node.op, node.parents, node.saved = True, op, parents, saved
-    else:
-        node.requires_grad, node.op, node.parents, node.saved = False, None, (), ()
-    node.attrs = None
-    node.id = next_id()
-    node.label = None
-    node.trace = None
-    if HOOKS[0]:
-        announce(node)
-    return node
+        return init_node(node, out, True, op, parents, saved, None, None)
+    return init_node(node, out, False, None, (), (), None, None)
 
 
 def _rule(cls, slot):
