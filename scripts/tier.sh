@@ -18,7 +18,7 @@ for path in glob.glob(sys.argv[1] + "/*.xml"):
         t = int(suite.get("tests", 0)); e = int(suite.get("errors", 0))
         fl = int(suite.get("failures", 0)); sk = int(suite.get("skipped", 0))
         p += t - e - fl - sk; f += e + fl; s += sk
-print(f"all tiers: {p} passed, {f} failed, {s} skipped")
+print(f"tiers: {p} passed, {f} failed, {s} skipped")
 PY
     ! grep -q FAILED "$dir"/*.status 2>/dev/null ;;
   *)
