@@ -107,12 +107,12 @@ def test_history_plot_writes_a_png(tmp_path):
 
 
 def test_cli_writes_history_weights_and_plot(tmp_path, capsys):
-    result = run(["digits", "--model", "mlp", "--epochs", "2", "--seed", "1", "--out",
+    result = run(["digits", "--model", "mlp", "--epochs", "4", "--seed", "1", "--out",
                   str(tmp_path), "--no-progress"])
     out = capsys.readouterr().out
     assert "test accuracy:" in out and result["test_accuracy"] > 0.85
     saved = json.loads((tmp_path / "history.json").read_text())
-    assert saved["seed"] == 1 and len(saved["history"]["epoch"]) == 2
+    assert saved["seed"] == 1 and len(saved["history"]["epoch"]) == 4
     model = build_model("mlp", 64, 10, seed=5).load(tmp_path / "model.npz")
     X_te, y_te = load_dataset("digits")[1], load_dataset("digits")[3]
     assert evaluate(model, DataLoader((X_te, y_te), 512))[1] == pytest.approx(
