@@ -18,9 +18,21 @@ import time
 
 
 def pin_threads(n: int = 1) -> None:
-    """Set BLAS thread counts (must run before numpy is imported in the worker)."""
+    """Set BLAS thread counts for the workers (they inherit the environment, and the
+    variables must be set before numpy is imported there)."""
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ.setdefault(var, str(n))
+        os.environ[var] = str(n)
+
+
+def with_torch(impls: list[str], missing: str | None = None) -> list[str]:
+    """``impls`` plus "torch" when PyTorch is installed (it is optional everywhere)."""
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        if missing:
+            print(missing)
+        return list(impls)
+    return [*impls, "torch"]
 
 
 def run_worker(script: str, impl: str, args: list[str], env: dict | None = None) -> dict:

@@ -28,7 +28,14 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from _common import interleave, machine_line, median, pin_threads, timer  # noqa: E402
+from _common import (  # noqa: E402
+    interleave,
+    machine_line,
+    median,
+    pin_threads,
+    timer,
+    with_torch,
+)
 
 N, C, H, W = 64, 1, 28, 28
 O, K = 8, 3
@@ -171,16 +178,11 @@ def main():
     if args.worker:
         print(json.dumps(worker(args.worker, steps, args.threads)))
         return
-    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ[var] = str(args.threads)
     pin_threads(args.threads)
-    impls = ["numpy", "minigrad"]
-    try:
-        import torch  # noqa: F401
-
-        impls.append("torch")
-    except ImportError:
-        print("torch not installed: numpy and minigrad only (the target compares to torch)")
+    impls = with_torch(
+        ["numpy", "minigrad"],
+        "torch not installed: numpy and minigrad only (the target compares to torch)",
+    )
     repeats = max(3, args.repeats)
     res = interleave(__file__, impls, ["--steps", str(steps), "--threads", str(args.threads)],
                      repeats)

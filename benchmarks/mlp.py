@@ -41,7 +41,14 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from _common import interleave, machine_line, median, pin_threads, timer  # noqa: E402
+from _common import (  # noqa: E402
+    interleave,
+    machine_line,
+    median,
+    pin_threads,
+    timer,
+    with_torch,
+)
 
 SIZES = (784, 256, 128, 10)
 BATCH = 128
@@ -194,16 +201,8 @@ def main():
     if args.worker:
         print(json.dumps(worker(args.worker, n, args.threads)))
         return
-    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ[var] = str(args.threads)
     pin_threads(args.threads)
-    impls = ["numpy", "minigrad"]
-    try:
-        import torch  # noqa: F401
-
-        impls.append("torch")
-    except ImportError:
-        print("torch not installed: numpy and minigrad only")
+    impls = with_torch(["numpy", "minigrad"], "torch not installed: numpy and minigrad only")
     worker_args = ["--samples", str(n), "--threads", str(args.threads)]
     res = interleave(__file__, impls, worker_args, max(3, args.repeats))
     print(machine_line(args.threads))

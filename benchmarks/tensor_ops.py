@@ -27,7 +27,14 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from _common import interleave, machine_line, median, pin_threads, timer  # noqa: E402
+from _common import (  # noqa: E402
+    interleave,
+    machine_line,
+    median,
+    pin_threads,
+    timer,
+    with_torch,
+)
 
 STEPS = 50  # steps per tiny chain: 3 nodes each
 
@@ -282,13 +289,7 @@ def main():
         print(json.dumps(worker(args.worker, args.reps, args.which)))
         return
     pin_threads(args.threads)
-    impls = ["numpy", "minigrad"]
-    try:
-        import torch  # noqa: F401
-
-        impls.append("torch")
-    except ImportError:
-        pass
+    impls = with_torch(["numpy", "minigrad"])
     print(machine_line(args.threads))
     nodes = {"elementwise_chain": 3 * STEPS + 1, "matmul_chain": 3 * STEPS + 1}
     if args.which in ("all", "tiny"):
