@@ -37,7 +37,7 @@ test: setup ## run every test tier: unit, exercises (reference solutions), noteb
 	@$(TIER) --reset
 	@$(TIER) unit      $(PYTEST) tests -m "not browser" -q
 	@$(TIER) exercises $(PYTEST) exercises --solutions -q -p no:cacheprovider
-	@$(TIER) notebooks $(PYTEST) --nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg notebooks -q -p no:cacheprovider
+	@$(TIER) notebooks $(PYTEST) -p nbval --nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg notebooks -q -p no:cacheprovider
 	@$(TIER) browser   $(PYTEST) tests/browser -m browser -q -p no:cacheprovider
 	@$(TIER) --summary
 
@@ -48,7 +48,7 @@ test-exercises: setup ## check the exercises against the reference solutions
 	$(PYTEST) exercises --solutions -q
 
 test-notebooks: setup ## run the lessons under strict nbval
-	$(PYTEST) --nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg notebooks -q
+	$(PYTEST) -p nbval --nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg notebooks -q
 
 test-browser: setup ## the headless-Chromium tier
 	$(PYTEST) tests/browser -m browser -q
