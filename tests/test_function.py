@@ -4,24 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _graphs import Cube
 
 import minigrad
 from minigrad import Function, Tensor, gradcheck
 from minigrad.autograd import registered_ops
-
-
-class Cube(Function):
-    """∂(x³)/∂x = 3x²"""
-
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x.data ** 3
-
-    @staticmethod
-    def backward(ctx, grad_out):
-        (x,) = ctx.saved_tensors
-        return grad_out * 3 * x * x
 
 
 class ScaledMul(Function):

@@ -8,6 +8,7 @@ import shutil
 
 import numpy as np
 import pytest
+from _graphs import Cube
 
 import minigrad
 from minigrad import Value
@@ -272,26 +273,8 @@ def test_tensor_graph_frames_and_final_gradients():
     assert "accumulated" in fr.classes(len(fr) - 1)[f"n_{h.id}"]
 
 
-def _cube():
-    class Cube(minigrad.Function):
-        """∂(x³)/∂x = 3x²"""
-
-        @staticmethod
-        def forward(ctx, x):
-            ctx.save_for_backward(x)
-            return x.data**3
-
-        @staticmethod
-        def backward(ctx, g):
-            (x,) = ctx.saved_tensors
-            return g * 3 * x * x
-
-    return Cube
-
-
 @pytest.mark.skipif(not hasattr(minigrad, "Function"), reason="minigrad.Function not available yet")
 def test_custom_function_on_tensors():
-    Cube = _cube()
     x0 = np.array([1.0, 2.0])
     s = step_through(lambda x: Cube.apply(x).sum(), x0)
     fr = s.frames
@@ -310,7 +293,6 @@ def test_custom_function_on_tensors():
 
 @pytest.mark.skipif(not hasattr(minigrad, "Function"), reason="minigrad.Function not available yet")
 def test_custom_function_on_values():
-    Cube = _cube()
     s = step_through(lambda a: Cube.apply(a) * 2, 1.5, svg=FAKE_SVG)
     fr = s.frames
     assert len(fr.nodes) == 4  # a, Cube(a), the constant 2.0, the product

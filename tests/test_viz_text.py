@@ -5,6 +5,7 @@ from __future__ import annotations
 import doctest
 
 import numpy as np
+from _graphs import Cube
 
 import minigrad as mg
 import viz
@@ -162,20 +163,6 @@ def test_docstring_example_is_true():
     import viz.printer as module
 
     assert doctest.testmod(module).failed == 0
-
-
-class Cube(mg.Function):
-    """∂(x³)/∂x = 3x²"""
-
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x.data**3
-
-    @staticmethod
-    def backward(ctx, g):
-        (x,) = ctx.saved_tensors
-        return g * 3 * x * x
 
 
 def test_custom_functions_show_class_name_and_saved_values():

@@ -7,23 +7,12 @@ import sys
 
 import numpy as np
 import pytest
+from _graphs import neuron
 
 import minigrad as mg
 import viz
 from minigrad import Value
 from viz.formatting import format_array, format_number
-
-
-def neuron():
-    x1, x2 = Value(2.0, label="x1"), Value(0.0, label="x2")
-    w1, w2 = Value(-3.0, label="w1"), Value(1.0, label="w2")
-    b = Value(6.8813735870195432, label="b")
-    n = x1 * w1 + x2 * w2 + b
-    n.label = "n"
-    o = n.tanh()
-    o.label = "o"
-    return o, (x1, x2, w1, w2, b)
-
 
 # --------------------------------------------------------------------- formatting
 
