@@ -539,20 +539,7 @@ def _check_differentiable(dtype, where: str) -> None:
 
 def _leaf(arr, label=None) -> Tensor:
     """A constant leaf (no gradient) around ``arr``, without the constructor's checks."""
-    node = _new(Tensor)
-    node.data = arr
-    node.grad = None
-    node.requires_grad = False
-    node.op = None
-    node.parents = ()
-    node.saved = ()
-    node.attrs = None
-    node.id = next_id()
-    node.label = label
-    node.trace = None
-    if HOOKS[0]:
-        announce(node)
-    return node
+    return init_node(_new(Tensor), arr, False, None, (), (), None, label)
 
 
 def _lift(x, like: np.dtype | None, op_name: str) -> Tensor:
