@@ -13,7 +13,7 @@ shared subexpression (``x*x``, a diamond) impossible to forget.
 The steps:
 
 1. seed ``dL/dL = 1`` (or the given upstream gradient);
-2. order the graph (``topological_order``, iterative);
+2. order the non-leaves (``topological_order``, iterative; leaves run no rule);
 3. walk it from the root towards the leaves, calling each op's rules and
    adding their results into the parents, reduced by ``unbroadcast`` when
    numpy broadcasting made the parent look bigger in the forward pass;
@@ -132,7 +132,11 @@ def backward(root, gradient=None, retain_graph: bool = False) -> None:
         return
     if root.saved is None:
         raise _released_error(root)
-    order = topological_order(root, only_requiring_grad=True)
+    # Only nodes made by an op have a rule to run; leaves just receive.
+    order = topological_order(root, leaves=False)
+    for node in order:  # a non-leaf's .grad holds this pass's sum only
+        node.grad = None
+    root.grad = seed
     if HOOKS[0] and (STATE.recorders or STATE.anomaly):
         with np.errstate(all="ignore"):
             _run_observed(root, seed, order, retain_graph, STATE.recorders, STATE.anomaly)
@@ -140,58 +144,48 @@ def backward(root, gradient=None, retain_graph: bool = False) -> None:
         # Like PyTorch, backward produces inf/nan silently (d sqrt(x)/dx at 0 is inf);
         # detect_anomaly() is the tool that finds where they come from.
         with np.errstate(all="ignore"):
-            _run_tensor(root, seed, order, retain_graph)
+            _run_tensor(order, retain_graph)
     else:
-        _run_scalar(root, seed, order, retain_graph)
+        _run_scalar(order, retain_graph)
 
 
-# The three loops below are the same algorithm.  ``pending`` maps a non-leaf's id
-# to the gradient summed so far; it is complete when the walk reaches the node,
-# because every node that uses it comes later in the graph and so earlier in the
-# reversed order.  Leaves accumulate straight into ``.grad`` (across passes).
+# The three loops below are the same algorithm.  ``order`` holds the non-leaves,
+# parents first, so walking it reversed reaches a node only after every node that
+# uses it: its ``.grad``, summed in place as contributions arrive, is complete by
+# then.  Leaves accumulate into ``.grad`` the same way, but across passes too.
 
 
-def _run_scalar(root, seed, order, retain_graph) -> None:
+def _run_scalar(order, retain_graph) -> None:
     """The chain rule on floats: the whole algorithm in a dozen lines."""
-    pending = {root.id: seed}
     for node in reversed(order):
-        op = node.op
-        if op is None:
-            continue
         saved = node.saved
         if saved is None:
             raise _released_error(node)
-        node.grad = g = pending.pop(node.id)
-        for parent, rule in zip(node.parents, op.grads):
+        g = node.grad
+        for parent, rule in zip(node.parents, node.op.grads):
             if parent.requires_grad:
                 local = rule(g, *saved)
-                if parent.op is None:
-                    parent.grad = local if parent.grad is None else parent.grad + local
-                else:
-                    key = parent.id
-                    pending[key] = pending[key] + local if key in pending else local
+                grad = parent.grad
+                parent.grad = local if grad is None else grad + local
         if not retain_graph:
             node.saved = None
 
 
-def _run_tensor(root, seed, order, retain_graph) -> None:
+def _run_tensor(order, retain_graph) -> None:
     """The same walk for arrays; accumulation also unbroadcasts (see ``_accumulate_array``)."""
-    pending = {root.id: seed}
     owned = set()
     for node in reversed(order):
-        op = node.op
-        if op is None:
-            continue
         saved = node.saved
         if saved is None:
             raise _released_error(node)
-        node.grad = g = pending.pop(node.id)
-        attrs = node.attrs
-        for parent, rule in zip(node.parents, op.grads):
-            if parent.requires_grad:
-                local = rule(g, *saved, **attrs) if attrs else rule(g, *saved)
-                if local is not None:
-                    _accumulate_array(parent, local, g, owned, pending)
+        g = node.grad
+        if g is not None:  # None: every path from the root here was non-differentiable
+            attrs = node.attrs
+            for parent, rule in zip(node.parents, node.op.grads):
+                if parent.requires_grad:
+                    local = rule(g, *saved, **attrs) if attrs else rule(g, *saved)
+                    if local is not None:
+                        _accumulate_array(parent, local, g, owned)
         if not retain_graph:
             node.saved = None
 
@@ -199,80 +193,76 @@ def _run_tensor(root, seed, order, retain_graph) -> None:
 def _run_observed(root, seed, order, retain_graph, recorders, anomaly) -> None:
     """The general walk: announces every step to recorders and checks for NaN/Inf."""
     tensor = isinstance(seed, np.ndarray)
-    pending = {root.id: seed}
     owned = set()
     for rec in recorders:
         rec.seeded(root, seed)
     for node in reversed(order):
-        op = node.op
-        if op is None:
-            continue
         saved = node.saved
         if saved is None:
             raise _released_error(node)
-        node.grad = g = pending.pop(node.id)
-        attrs = node.attrs
-        for rec in recorders:
-            rec.visit(node, g)
-        for slot, parent in enumerate(node.parents):
-            if not parent.requires_grad:
-                continue
-            rule = op.grads[slot]
-            local = rule(g, *saved, **attrs) if attrs else rule(g, *saved)
-            if local is None:
-                continue
-            if anomaly and _not_finite(local):
-                from .anomaly import anomaly_error
-
-                raise anomaly_error(node, parent, slot, local)
-            leaf = parent.op is None
-            before = parent.grad if leaf else pending.get(parent.id)
-            if tensor:
-                _accumulate_array(parent, local, g, owned, pending)
-            elif leaf:
-                parent.grad = local if before is None else before + local
-            else:
-                pending[parent.id] = local if before is None else before + local
-            after = parent.grad if leaf else pending[parent.id]
+        g = node.grad
+        if g is not None:
             for rec in recorders:
-                rec.contribute(node, parent, slot, local, before, after)
+                rec.visit(node, g)
+            for slot, parent in enumerate(node.parents):
+                if parent.requires_grad:
+                    _observe_edge(node, slot, parent, g, saved, tensor, owned, recorders, anomaly)
         if not retain_graph:
             node.saved = None
 
 
-def _accumulate_array(parent, local, g, owned, pending) -> None:
+def _observe_edge(node, slot, parent, g, saved, tensor, owned, recorders, anomaly) -> None:
+    """One edge of ``_run_observed``: compute, check, accumulate, announce."""
+    attrs = node.attrs
+    rule = node.op.grads[slot]
+    local = rule(g, *saved, **attrs) if attrs else rule(g, *saved)
+    if local is None:
+        return
+    if anomaly and _not_finite(local):
+        from .anomaly import anomaly_error
+
+        raise anomaly_error(node, parent, slot, local)
+    before = parent.grad
+    if tensor:
+        _accumulate_array(parent, local, g, owned)
+    else:
+        parent.grad = local if before is None else before + local
+    for rec in recorders:
+        rec.contribute(node, parent, slot, local, before, parent.grad)
+
+
+def _accumulate_array(parent, local, g, owned) -> None:
     """``parent.grad += local`` for arrays, without needless copies and without aliasing bugs.
 
-    The first contribution is stored as is (no copy).  It may be shared with
-    another node (``add`` passes ``g`` straight through), so the second
-    contribution allocates a fresh sum; from the third on, the buffer is ours
-    and we add in place.  A leaf's ``.grad`` belongs to the user, so it is never
-    left as a view of another node's gradient.
+    ``local`` comes in the shape the op's output had; numpy broadcasting in the
+    forward pass may have made the parent look bigger, so it is summed back down
+    (``unbroadcast``) and cast to the parent's dtype.  Then:
+
+    * the first contribution to a non-leaf is stored as is (no copy).  It may be
+      shared with another node (``add`` passes ``g`` straight through), so
+    * the second contribution allocates a fresh sum, which is ours: ``owned``;
+    * from the third on we add into that buffer in place.
+
+    A leaf's ``.grad`` belongs to the user and outlives the pass, so it is never
+    left as a view of another node's gradient (a shared first contribution is
+    copied), and a gradient left from an earlier pass is replaced by a fresh sum,
+    not modified under the user's feet.
     """
-    shape = parent.data.shape
-    if local.shape != shape:
-        local = unbroadcast(local, shape)
-    if local.dtype != parent.data.dtype:
-        local = local.astype(parent.data.dtype)
-    key = parent.id
-    if parent.op is None:
-        current = parent.grad
-        if current is None:
-            if local is g or local.base is not None or not local.flags.writeable:
-                local = local.copy()
-                owned.add(key)
-            parent.grad = local
-        elif key in owned:
-            current += local
-        else:
-            parent.grad = np.asarray(current + local)  # 0-d + 0-d gives a numpy scalar
-            owned.add(key)
-        return
-    current = pending.get(key)
+    data = parent.data
+    if local.shape != data.shape:
+        local = unbroadcast(local, data.shape)
+    if local.dtype is not data.dtype and local.dtype != data.dtype:
+        local = local.astype(data.dtype)
+    current = parent.grad
     if current is None:
-        pending[key] = local
-    elif key in owned:
+        if parent.op is None and (
+            local is g or local.base is not None or not local.flags.writeable
+        ):
+            local = local.copy()
+            owned.add(parent.id)
+        parent.grad = local
+    elif parent.id in owned:
         current += local
     else:
-        pending[key] = np.asarray(current + local)  # 0-d + 0-d gives a numpy scalar
-        owned.add(key)
+        parent.grad = np.asarray(current + local)  # 0-d + 0-d gives a numpy scalar
+        owned.add(parent.id)

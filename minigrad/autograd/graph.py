@@ -16,12 +16,13 @@ def _as_roots(roots) -> tuple:
     return tuple(roots)
 
 
-def ancestors(roots, *, only_requiring_grad: bool = False) -> dict:
+def ancestors(roots, *, only_requiring_grad: bool = False, leaves: bool = True) -> dict:
     """Every node reachable from ``roots`` (roots included), as ``{node.id: node}``.
 
     An iterative depth-first search: pop a node, push the parents not seen yet.
     With ``only_requiring_grad`` the walk does not enter parents that need no
-    gradient (constants, inputs), which is what backward wants.
+    gradient (constants, inputs).  With ``leaves=False`` it keeps only nodes
+    made by an op: what backward visits, since leaves have no rule to run.
     """
     found = {}
     stack = []
@@ -29,6 +30,13 @@ def ancestors(roots, *, only_requiring_grad: bool = False) -> dict:
         if root.id not in found:
             found[root.id] = root
             stack.append(root)
+    if not leaves:  # backward's walk; a node made by an op always requires grad
+        while stack:
+            for parent in stack.pop().parents:
+                if parent.op is not None and parent.id not in found:
+                    found[parent.id] = parent
+                    stack.append(parent)
+        return found
     while stack:
         for parent in stack.pop().parents:
             if parent.id not in found and (parent.requires_grad or not only_requiring_grad):
@@ -37,7 +45,7 @@ def ancestors(roots, *, only_requiring_grad: bool = False) -> dict:
     return found
 
 
-def topological_order(roots, *, only_requiring_grad: bool = False) -> list:
+def topological_order(roots, *, only_requiring_grad: bool = False, leaves: bool = True) -> list:
     """Every node reachable from ``roots``, each parent before all of its children.
 
     Each node appears once, even when it is reached along several paths
@@ -50,6 +58,8 @@ def topological_order(roots, *, only_requiring_grad: bool = False) -> list:
     inputs must exist before the op can run, so a parent's id is always
     smaller than its children's: creation order *is* a topological order (the
     idea behind a tape).  The sort makes the order deterministic too.
+
+    The keyword arguments are those of ``ancestors``.
     """
-    found = ancestors(roots, only_requiring_grad=only_requiring_grad)
+    found = ancestors(roots, only_requiring_grad=only_requiring_grad, leaves=leaves)
     return [found[i] for i in sorted(found)]
