@@ -80,6 +80,17 @@ class Tensor(Node):
     def dtype(self) -> np.dtype:
         return self.data.dtype
 
+    # --- op metadata: what the op saw, read from the parents (nothing stored per node) ---
+    @property
+    def in_shapes(self) -> tuple:
+        """The shapes of the op's inputs, in order; ``()`` for a leaf."""
+        return tuple(p.data.shape for p in self.parents)
+
+    @property
+    def in_dtypes(self) -> tuple:
+        """The dtypes of the op's inputs, in order; ``()`` for a leaf."""
+        return tuple(p.data.dtype for p in self.parents)
+
     @property
     def T(self) -> Tensor:
         """All axes reversed (numpy's ``.T``)."""
@@ -679,13 +690,10 @@ def apply_op(op, *inputs, **attrs) -> Tensor:
 
     The result is a graph node (``op``, ``parents``, ``saved``, ``attrs``) only
     when grad mode is on and some input requires grad; otherwise a constant
-    leaf.  A node's ``attrs`` are the op's settings plus ``in_shapes``,
-    ``in_dtypes``, ``out_shape`` and ``out_dtype`` (the rules of reductions and
-    shape ops need the input shape; renderers may show them).  Elementwise ops
-    registered with ``plain=True`` (``add``, ``exp`` ...) skip that metadata: a
-    node of one has ``attrs=None`` unless the op has settings, and their rules
-    take no keywords.  Python numbers take the dtype of the first floating tensor
-    input, so they never promote it.
+    leaf.  A node's ``attrs`` are the op's settings (``axis=1`` ...), ``None``
+    if it has none; its input shapes and dtypes are ``in_shapes`` and
+    ``in_dtypes``, read from the parents.  Python numbers take the dtype of the
+    first floating tensor input, so they never promote it.
     """
     like = None
     for x in inputs:
@@ -737,11 +745,6 @@ def _node(op, out, parents, saved, attrs) -> Tensor:
         node.op = op
         node.parents = parents
         node.saved = saved
-        if not op.extra.get("plain"):  # elementwise ops (a + b, x.exp()) skip the metadata
-            attrs["in_shapes"] = tuple(p.data.shape for p in parents)
-            attrs["in_dtypes"] = tuple(p.data.dtype for p in parents)
-            attrs["out_shape"] = out.shape
-            attrs["out_dtype"] = out.dtype
         node.attrs = attrs or None
     else:
         node.requires_grad = False
@@ -760,9 +763,8 @@ def _node(op, out, parents, saved, attrs) -> Tensor:
 # The two functions below are ``apply_op`` specialised for one and two inputs, with
 # the node creation written out: they run for every elementwise op, and a function
 # call or a generic loop is a visible share of a 4x4 op's cost (benchmarks/tensor_ops.py).
-# These ops are "plain" and get ``attrs=None`` (as in ``apply_op``): building a metadata
-# dict per node cost ~0.7 us per node in the forward pass alone (measured on a busy
-# 2-core machine), and passing it as keywords slows every rule call.
+# Their ops have no settings, so their nodes get ``attrs=None`` and their rules are
+# called without keywords.
 def _binary(op, a, b) -> Tensor:
     if a.__class__ is not Tensor and not isinstance(a, Tensor):
         a = _lift(a, b.data.dtype, op.name)

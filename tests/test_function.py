@@ -52,7 +52,7 @@ def test_op_record_for_renderers():
     assert y.parents == (x,)
     assert len(y.saved) == 1 and isinstance(y.saved[0], np.ndarray)
     np.testing.assert_array_equal(y.saved[0], [1, 2])
-    assert y.attrs["in_shapes"] == ((2,),)
+    assert y.in_shapes == ((2,),) and y.in_dtypes == (np.float32,)
     z = ScaledMul.apply(x, x, 2.0)
     assert z.op.formula.startswith("∂/∂a = s·b") and z.op.symbol == "s·×"
 

@@ -519,14 +519,15 @@ class TestGraph:
         x = minigrad.ones(2, 3, requires_grad=True, name="x")
         s = x.sum(axis=1, keepdims=True)
         assert s.op.name == "sum" and s.op.engine == "tensor" and s.parents == (x,)
-        assert s.attrs["axis"] == 1 and s.attrs["keepdims"] is True
-        assert s.attrs["in_shapes"] == ((2, 3),) and s.attrs["out_shape"] == (2, 1)
-        assert s.attrs["in_dtypes"] == (np.float32,) and s.attrs["out_dtype"] == np.float32
+        assert s.attrs == {"axis": 1, "keepdims": True}  # the op's settings, nothing else
+        assert s.in_shapes == ((2, 3),) and s.shape == (2, 1)
+        assert s.in_dtypes == (np.float32,) and s.dtype == np.float32
+        assert s.saved == ((2, 3),)  # sum's backward needs only the input's shape
         assert s.op.display(s.attrs) == "Σ(axis=1, keepdims)"
         y = x * x
-        assert y.parents == (x, x)
-        assert y.attrs is None  # elementwise ops have no settings and skip the metadata
-        assert minigrad.tensor_ops.MUL.extra["plain"]
+        assert y.parents == (x, x) and y.in_shapes == ((2, 3), (2, 3))
+        assert y.attrs is None  # an op without settings
+        assert x.in_shapes == () and x.in_dtypes == ()  # a leaf has no op
 
     def test_no_graph_without_grad(self):
         x = T([1.0, 2.0])

@@ -6,14 +6,12 @@ Every tensor op is one ``Op`` in the registry with ``engine="tensor"``.  Its
 ``g · ∂out/∂input`` for one input, possibly still in the broadcast (output)
 shape: the engine's ``unbroadcast`` sums it down to the input's shape.
 
-The engine passes a node's ``attrs`` to the rules as keyword arguments.  Those
-attrs hold the op's own settings (``axis``, ``keepdims`` ...) plus the shape
-metadata that ``apply_op`` adds (``in_shapes``, ``in_dtypes``, ``out_shape``,
-``out_dtype``), so such rules take ``**_``.  Elementwise ops registered with
-``plain=True`` (``a + b``, ``x.tanh()`` ...) skip that metadata: without
-settings their nodes record ``attrs=None`` and their rules get no keywords
-(the shapes are the parents' and the output's own).  It keeps the hot path
-of tiny ops lean.
+The engine passes a node's ``attrs``, the op's own settings (``axis``,
+``keepdims`` ...), to the rules as keyword arguments; an op without settings
+(``a + b``, ``x.tanh()``) records ``attrs=None`` and its rules get no
+keywords, which keeps the hot path of tiny ops lean.  Whatever else a rule
+needs, the forward saves: the input itself (``mul``), its output (``tanh``),
+or only its shape (``sum``, ``reshape``), a lesson in what backward must keep.
 
 ``cases(rng)`` returns ``[(inputs, attrs), ...]``: concrete float64 inputs (or
 non-differentiable arrays such as boolean masks) chosen where the op is smooth,

@@ -43,26 +43,22 @@ ADD = tensor_op(
     (lambda g: g, lambda g: g),
     "∂/∂a = 1,  ∂/∂b = 1", _binary_cases(uniform, uniform),
     doc="Addition passes the upstream gradient unchanged to both inputs; it saves nothing.",
-    promote=True,
- plain=True)
+    promote=True)
 SUB = tensor_op(
     "sub", "−", lambda a, b: (a - b, ()),
     (lambda g: g, lambda g: nd(-g)),
-    "∂/∂a = 1,  ∂/∂b = −1", _binary_cases(uniform, uniform), promote=True,
- plain=True)
+    "∂/∂a = 1,  ∂/∂b = −1", _binary_cases(uniform, uniform), promote=True)
 MUL = tensor_op(
     "mul", "×", lambda a, b: (a * b, (a, b)),
     (lambda g, a, b: nd(g * b), lambda g, a, b: nd(g * a)),
     "∂/∂a = b,  ∂/∂b = a", _binary_cases(uniform, uniform),
     doc="Each input's gradient is the upstream gradient times the *other* input.",
-    promote=True,
- plain=True)
+    promote=True)
 DIV = tensor_op(
     "div", "÷", lambda a, b: ((out := a / b), (b, out)),
     (lambda g, b, out: nd(g / b), lambda g, b, out: nd(-g * out / b)),
     "∂/∂a = 1/b,  ∂/∂b = −a/b² = −out/b", _binary_cases(uniform, away_from_zero),
-    promote=True,
- plain=True)
+    promote=True)
 
 
 def _pow_grad_exponent(g, x, p, out):
@@ -75,10 +71,9 @@ def _pow_grad_exponent(g, x, p, out):
 POW = tensor_op(
     "pow", "**", lambda x, p: ((out := x**p), (x, p, out)),
     (lambda g, x, p, out: nd(g * p * x ** (p - 1)), _pow_grad_exponent),
-    "∂/∂x = p·x^(p−1),  ∂/∂p = x^p·ln x", _binary_cases(_pos, uniform), promote=True,
- plain=True)
+    "∂/∂x = p·x^(p−1),  ∂/∂p = x^p·ln x", _binary_cases(_pos, uniform), promote=True)
 NEG = tensor_op("neg", "−", lambda x: (-x, ()), (lambda g: nd(-g),), "∂/∂x = −1",
-                _unary_cases(uniform), plain=True)
+                _unary_cases(uniform))
 
 
 def _maximum_forward(a, b):
@@ -98,13 +93,11 @@ def _minimum_forward(a, b):
 MAXIMUM = tensor_op(
     "maximum", "max", _maximum_forward,
     (lambda g, w: nd(g * w), lambda g, w: nd(g * (1 - w))),
-    "∂/∂a = 1 if a > b else 0 (½ each on a tie)", _binary_cases(uniform, uniform), promote=True,
- plain=True)
+    "∂/∂a = 1 if a > b else 0 (½ each on a tie)", _binary_cases(uniform, uniform), promote=True)
 MINIMUM = tensor_op(
     "minimum", "min", _minimum_forward,
     (lambda g, w: nd(g * w), lambda g, w: nd(g * (1 - w))),
-    "∂/∂a = 1 if a < b else 0 (½ each on a tie)", _binary_cases(uniform, uniform), promote=True,
- plain=True)
+    "∂/∂a = 1 if a < b else 0 (½ each on a tie)", _binary_cases(uniform, uniform), promote=True)
 
 
 def _where_forward(cond, a, b):
@@ -126,8 +119,7 @@ WHERE = tensor_op(
      lambda g, cond: nd(np.where(cond, 0, g))),
     "∂/∂a = 1 where cond else 0,  ∂/∂b = 0 where cond else 1", _where_cases,
     doc="Picks a where the (boolean, non-differentiable) condition holds, b elsewhere.",
-    promote=slice(1, None),
- plain=True)
+    promote=slice(1, None))
 
 
 def _clip_forward(x, min=None, max=None):
@@ -157,20 +149,20 @@ CLIP = tensor_op(
 # --- unary functions --------------------------------------------------------------
 EXP = tensor_op("exp", "exp", lambda x: ((out := np.exp(x)), (out,)),
                 (lambda g, out: nd(g * out),), "∂/∂x = exp(x) = out",
-                _unary_cases(uniform), float_only=True, plain=True)
+                _unary_cases(uniform), float_only=True)
 LOG = tensor_op("log", "log", lambda x: (np.log(x), (x,)),
                 (lambda g, x: nd(g / x),), "∂/∂x = 1/x", _unary_cases(_pos),
-                float_only=True, plain=True)
+                float_only=True)
 SQRT = tensor_op("sqrt", "√", lambda x: ((out := np.sqrt(x)), (out,)),
                  (lambda g, out: nd(g / (2 * out)),), "∂/∂x = 1/(2√x) = 1/(2·out)",
-                 _unary_cases(_pos), float_only=True, plain=True)
+                 _unary_cases(_pos), float_only=True)
 ABS = tensor_op("abs", "|x|", lambda x: (np.abs(x), (x,)),
                 (lambda g, x: nd(g * np.sign(x)),), "∂/∂x = sign(x)",
-                _unary_cases(away_from_zero), plain=True)
+                _unary_cases(away_from_zero))
 TANH = tensor_op("tanh", "tanh", lambda x: ((out := np.tanh(x)), (out,)),
                  (lambda g, out: nd(g * (1 - out * out)),),
                  "∂/∂x = 1 − tanh²(x) = 1 − out²", _unary_cases(uniform), float_only=True,
-                 plain=True)
+                )
 
 
 def _sigmoid_forward(x):
@@ -185,10 +177,10 @@ def _sigmoid_forward(x):
 SIGMOID = tensor_op("sigmoid", "σ", _sigmoid_forward,
                     (lambda g, out: nd(g * out * (1 - out)),),
                     "∂/∂x = σ(x)·(1 − σ(x)) = out·(1 − out)", _unary_cases(uniform),
-                    float_only=True, plain=True)
+                    float_only=True)
 RELU = tensor_op("relu", "ReLU", lambda x: ((out := np.maximum(x, 0)), (out,)),
                  (lambda g, out: nd(g * (out > 0)),), "∂/∂x = 1 if x > 0 else 0",
-                 _unary_cases(away_from_zero), plain=True)
+                 _unary_cases(away_from_zero))
 
 
 def _leaky_forward(x, negative_slope=0.01):
@@ -236,5 +228,4 @@ GELU = tensor_op(
     "∂/∂x = Φ(x) + x·φ(x)  (Φ, φ: standard normal cdf and pdf)",
     lambda rng: _unary_cases(uniform)(rng) + [((uniform(rng, (3, 4)),), {"approximate": "tanh"})],
     label=lambda attrs: "GELU(tanh)" if attrs.get("approximate") == "tanh" else "GELU",
-    float_only=True,
- plain=True)
+    float_only=True)

@@ -18,8 +18,8 @@ def is_advanced(index) -> bool:
     return any(isinstance(i, (np.ndarray, list)) for i in index)
 
 
-def _getitem_grad(g, index=(), in_shapes=None, in_dtypes=None, **_):
-    grad = np.zeros(in_shapes[0], dtype=g.dtype)
+def _getitem_grad(g, in_shape, index=()):
+    grad = np.zeros(in_shape, dtype=g.dtype)
     if is_advanced(index) and not _is_mask(index):
         np.add.at(grad, index, g)
     else:
@@ -71,7 +71,7 @@ def _getitem_cases(rng):
 
 
 GETITEM = tensor_op(
-    "getitem", "[]", lambda x, index=(): (x[index], ()), (_getitem_grad,),
+    "getitem", "[]", lambda x, index=(): (x[index], (x.shape,)), (_getitem_grad,),
     "∂/∂x = the gradient scattered (added) back at the picked positions",
     _getitem_cases, label=lambda a: format_index(a.get("index", ())),
 )

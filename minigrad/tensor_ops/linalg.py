@@ -51,6 +51,6 @@ def _matmul_cases(rng):
 
 MATMUL = tensor_op(
     "matmul", "@", _matmul_forward, (_grad_a, _grad_b),
-    "∂L/∂a = G·bᵀ,  ∂L/∂b = aᵀ·G", _matmul_cases, promote=True, plain=True,
+    "∂L/∂a = G·bᵀ,  ∂L/∂b = aᵀ·G", _matmul_cases, promote=True,
     doc="Matrix product with numpy's matmul rules (1-D operands, broadcast batch axes).",
 )

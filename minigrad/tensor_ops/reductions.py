@@ -65,24 +65,25 @@ def _reduction_cases(vals):
     return cases
 
 
-def _sum_grad(g, axis=None, keepdims=False, in_shapes=None, **_):
-    shape = in_shapes[0]
+# sum and mean keep only the input's shape for backward: their local derivative
+# is a constant, so no input value is needed.
+def _sum_grad(g, shape, axis=None, keepdims=False):
     return np.broadcast_to(keep(g, shape, axis, keepdims), shape)
 
 
 SUM = tensor_op(
-    "sum", "Σ", lambda x, axis=None, keepdims=False: (nd(x.sum(axis, keepdims=keepdims)), ()),
+    "sum", "Σ",
+    lambda x, axis=None, keepdims=False: (nd(x.sum(axis, keepdims=keepdims)), (x.shape,)),
     (_sum_grad,), "∂/∂xᵢ = 1 (each summed element gets the upstream gradient)",
     _reduction_cases(uniform), label=lambda a: "Σ" + fmt_axis(a),
 )
 
 
 def _mean_forward(x, axis=None, keepdims=False):
-    return nd(x.mean(axis, keepdims=keepdims)), ()
+    return nd(x.mean(axis, keepdims=keepdims)), (x.shape,)
 
 
-def _mean_grad(g, axis=None, keepdims=False, in_shapes=None, **_):
-    shape = in_shapes[0]
+def _mean_grad(g, shape, axis=None, keepdims=False):
     return np.broadcast_to(keep(g, shape, axis, keepdims) / _count(shape, axis), shape)
 
 
@@ -106,8 +107,8 @@ def _extreme_forward(reduce):
     return forward
 
 
-def _extreme_grad(g, share, axis=None, keepdims=False, in_shapes=None, **_):
-    return nd(keep(g, in_shapes[0], axis, keepdims) * share)
+def _extreme_grad(g, share, axis=None, keepdims=False):
+    return nd(keep(g, share.shape, axis, keepdims) * share)
 
 
 MAX = tensor_op(
@@ -127,9 +128,9 @@ def _var_forward(x, axis=None, keepdims=False, ddof=0):
     return nd(x.var(axis, keepdims=keepdims, ddof=ddof)), (centred,)
 
 
-def _var_grad(g, centred, axis=None, keepdims=False, ddof=0, in_shapes=None, **_):
-    n = _count(in_shapes[0], axis) - ddof
-    return nd(keep(g, in_shapes[0], axis, keepdims) * centred * (2 / n))
+def _var_grad(g, centred, axis=None, keepdims=False, ddof=0):
+    n = _count(centred.shape, axis) - ddof
+    return nd(keep(g, centred.shape, axis, keepdims) * centred * (2 / n))
 
 
 def _var_cases(rng):
@@ -161,8 +162,7 @@ def _logsumexp_forward(x, axis=None, keepdims=False):
 
 LOGSUMEXP = tensor_op(
     "logsumexp", "logΣexp", _logsumexp_forward,
-    (lambda g, p, axis=None, keepdims=False, in_shapes=None, **_:
-     nd(keep(g, in_shapes[0], axis, keepdims) * p),),
+    (lambda g, p, axis=None, keepdims=False: nd(keep(g, p.shape, axis, keepdims) * p),),
     "∂/∂xᵢ = softmax(x)ᵢ = e^xᵢ / Σⱼ e^xⱼ", _reduction_cases(uniform),
     label=lambda a: "logsumexp" + fmt_axis(a), float_only=True,
 )

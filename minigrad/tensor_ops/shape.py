@@ -12,12 +12,13 @@ import numpy as np
 from ._base import PerSlot, nd, tensor_op, uniform
 
 
-def _shape_of(g, in_shapes=None, **_):
-    return g.reshape(in_shapes[0])
+# Ops that only rearrange numbers save x's shape, never x itself.
+def _shape_of(g, in_shape, **_):
+    return g.reshape(in_shape)
 
 
 RESHAPE = tensor_op(
-    "reshape", "reshape", lambda x, shape: (x.reshape(shape), ()), (_shape_of,),
+    "reshape", "reshape", lambda x, shape: (x.reshape(shape), (x.shape,)), (_shape_of,),
     "∂/∂x: reshape the gradient back to x's shape",
     lambda rng: [((uniform(rng, (2, 6)),), {"shape": (3, 4)}),
                  ((uniform(rng, (2, 3, 4)),), {"shape": (4, -1)}),
@@ -44,7 +45,7 @@ TRANSPOSE = tensor_op(
 
 
 SQUEEZE = tensor_op(
-    "squeeze", "squeeze", lambda x, axis=None: (np.squeeze(x, axis), ()), (_shape_of,),
+    "squeeze", "squeeze", lambda x, axis=None: (np.squeeze(x, axis), (x.shape,)), (_shape_of,),
     "∂/∂x: reshape the gradient back (size-1 axes return)",
     lambda rng: [((uniform(rng, (3, 1, 4)),), {"axis": 1}),
                  ((uniform(rng, (1, 3, 1)),), {"axis": None}),
@@ -52,7 +53,7 @@ SQUEEZE = tensor_op(
     label=lambda a: "squeeze" if a.get("axis") is None else f"squeeze({a['axis']})",
 )
 UNSQUEEZE = tensor_op(
-    "unsqueeze", "unsqueeze", lambda x, axis: (np.expand_dims(x, axis), ()), (_shape_of,),
+    "unsqueeze", "unsqueeze", lambda x, axis: (np.expand_dims(x, axis), (x.shape,)), (_shape_of,),
     "∂/∂x: reshape the gradient back (drop the new axis)",
     lambda rng: [((uniform(rng, (3, 4)),), {"axis": 0}),
                  ((uniform(rng, (3, 4)),), {"axis": -1}),
@@ -69,7 +70,7 @@ EXPAND = tensor_op(
     label=lambda a: f"expand{tuple(a['shape'])}",
 )
 FLATTEN = tensor_op(
-    "flatten", "flatten", lambda x, shape: (x.reshape(shape), ()), (_shape_of,),
+    "flatten", "flatten", lambda x, shape: (x.reshape(shape), (x.shape,)), (_shape_of,),
     "∂/∂x: reshape the gradient back to x's shape",
     lambda rng: [((uniform(rng, (2, 3, 4)),), {"shape": (2, 12)}),
                  ((uniform(rng, (2, 3)),), {"shape": (6,)})],
@@ -77,15 +78,16 @@ FLATTEN = tensor_op(
 
 
 def _cat_forward(*xs, axis=0):
-    return np.concatenate(xs, axis=axis), ()
+    out = np.concatenate(xs, axis=axis)
+    ax = axis % out.ndim
+    return out, tuple(x.shape[ax] for x in xs)  # each input's length along the axis
 
 
 def _cat_rule(slot):
-    def rule(g, axis=0, in_shapes=None, **_):
+    def rule(g, *lengths, axis=0):
         ax = axis % g.ndim
-        start = sum(s[ax] for s in in_shapes[:slot])
-        index = (slice(None),) * ax + (slice(start, start + in_shapes[slot][ax]),)
-        return g[index]
+        start = sum(lengths[:slot])
+        return g[(slice(None),) * ax + (slice(start, start + lengths[slot]),)]
 
     rule.__name__ = f"cat_grad_{slot}"
     return rule
@@ -125,11 +127,11 @@ STACK = tensor_op(
 
 
 def _pad_forward(x, pad_width, value=0.0):
-    return np.pad(x, pad_width, mode="constant", constant_values=value), ()
+    return np.pad(x, pad_width, mode="constant", constant_values=value), (x.shape,)
 
 
-def _pad_grad(g, pad_width, in_shapes=None, **_):
-    index = tuple(slice(before, before + n) for (before, _after), n in zip(pad_width, in_shapes[0]))
+def _pad_grad(g, in_shape, pad_width, value=0.0):
+    index = tuple(slice(before, before + n) for (before, _after), n in zip(pad_width, in_shape))
     return g[index]
 
 
@@ -144,8 +146,8 @@ PAD = tensor_op(
 
 
 CAST = tensor_op(
-    "cast", "cast", lambda x, dtype: (x.astype(dtype), ()),
-    (lambda g, in_dtypes=None, **_: g.astype(in_dtypes[0], copy=False),),
+    "cast", "cast", lambda x, dtype: (x.astype(dtype), (x.dtype,)),
+    (lambda g, in_dtype, dtype: g.astype(in_dtype, copy=False),),
     "∂/∂x = 1 (the gradient is cast back to x's dtype)",
     lambda rng: [((uniform(rng, (2, 3)),), {"dtype": np.dtype(np.float64)})],
     label=lambda a: f"→{a['dtype']}",
