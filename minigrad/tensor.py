@@ -695,12 +695,12 @@ def apply_op(op, *inputs, **attrs) -> Tensor:
     ``in_dtypes``, read from the parents.  Python numbers take the dtype of the
     first floating tensor input, so they never promote it.
     """
-    like = None
     for x in inputs:
-        if isinstance(x, Tensor) and x.data.dtype.kind == "f":
-            like = x.data.dtype
+        if not isinstance(x, Tensor):
+            tensors = _lift_all(inputs, op)
             break
-    tensors = tuple(x if isinstance(x, Tensor) else _lift(x, like, op.name) for x in inputs)
+    else:
+        tensors = inputs
     datas = [t.data for t in tensors]
     extra = op.extra
     if extra:
@@ -710,6 +710,16 @@ def apply_op(op, *inputs, **attrs) -> Tensor:
     except (ValueError, IndexError, TypeError) as err:
         raise op_error(op, tensors, attrs, err) from None
     return _node(op, out, tensors, saved, attrs)
+
+
+def _lift_all(inputs, op) -> tuple:
+    """Inputs as tensors: numbers and arrays become constants in the first float tensor's dtype."""
+    like = None
+    for x in inputs:
+        if isinstance(x, Tensor) and x.data.dtype.kind == "f":
+            like = x.data.dtype
+            break
+    return tuple(x if isinstance(x, Tensor) else _lift(x, like, op.name) for x in inputs)
 
 
 def _prepare(extra, datas, op) -> None:

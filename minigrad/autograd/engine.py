@@ -54,6 +54,8 @@ def unbroadcast(grad: np.ndarray, shape: tuple) -> np.ndarray:
     if grad.shape == shape:
         return grad
     extra = grad.ndim - len(shape)
+    if extra == 1 and grad.shape[1:] == shape:  # the common case: a bias added to rows
+        return grad.sum(axis=0)
     if extra < 0 or any(
         n != 1 and n != grad.shape[extra + i] for i, n in enumerate(shape)
     ):

@@ -47,7 +47,8 @@ def _tensor(x, fn) -> Tensor:
 
 
 def _shape(x) -> tuple:
-    return tuple(np.shape(data_of(x)))
+    data = data_of(x)
+    return data.shape if data.__class__ is np.ndarray else tuple(np.shape(data))
 
 
 def _check_reduction(fn, reduction):

@@ -18,7 +18,7 @@ from ._util import fused_op
 __all__ = ["LINEAR", "LINEAR_NO_BIAS", "DROPOUT", "dropout_mask"]
 
 
-def _linear_forward(x, w, b=None, **_):
+def _linear_forward(x, w, b=None):
     out = x @ w.T
     if b is not None:
         out += b  # in place: `out` is fresh, so no second output-sized allocation
@@ -26,19 +26,21 @@ def _linear_forward(x, w, b=None, **_):
 
 
 def _rows(a):
-    return a if a.ndim == 2 else a.reshape(-1, a.shape[-1])
+    return a.reshape(-1, a.shape[-1])
 
 
-def _linear_grad_x(g, x, w, **_):
+def _linear_grad_x(g, x, w):
     return g @ w
 
 
-def _linear_grad_w(g, x, w, **_):
+def _linear_grad_w(g, x, w):
+    if g.ndim == 2:
+        return g.T @ x
     return _rows(g).T @ _rows(x)
 
 
-def _linear_grad_b(g, x, w, **_):
-    return _rows(g).sum(axis=0)
+def _linear_grad_b(g, x, w):
+    return g.sum(axis=0) if g.ndim == 2 else _rows(g).sum(axis=0)
 
 
 def _linear_cases(with_bias):

@@ -224,7 +224,7 @@ def check_class_targets(fn, scores_shape, targets):
         raise TypeError(f"{fn}: targets must be integer class indices, got dtype {targets.dtype}"
                         " (for probabilities use binary_cross_entropy or mse_loss)")
     if len(targets):
-        lo, hi = targets.min(), targets.max()
+        lo, hi = np.minimum.reduce(targets), np.maximum.reduce(targets)
         if lo < 0 or hi >= scores_shape[1]:
             bad = lo if lo < 0 else hi
             raise ValueError(f"{fn}: target {int(bad)} is out of range for {scores_shape[1]} "

@@ -29,7 +29,7 @@ def _grad_a(g, a, b):
         return g[..., None] * b  # (..., n) x (k,) -> (..., n, k)
     if a.ndim == 1:  # (k,) @ (..., k, m): a row vector; sum over batch axes later
         return np.matmul(b, g[..., None])[..., 0]
-    return np.matmul(g, np.swapaxes(b, -1, -2))
+    return g @ (b.T if b.ndim == 2 else b.swapaxes(-1, -2))
 
 
 def _grad_b(g, a, b):
@@ -39,7 +39,7 @@ def _grad_b(g, a, b):
         return a[:, None] * g[..., None, :]  # (k,) x (..., m) -> (..., k, m)
     if b.ndim == 1:  # (..., n, k) @ (k,): sum over every axis but the last
         return np.matmul(g.reshape(-1), a.reshape(-1, a.shape[-1]))
-    return np.matmul(np.swapaxes(a, -1, -2), g)
+    return (a.T if a.ndim == 2 else a.swapaxes(-1, -2)) @ g
 
 
 def _matmul_cases(rng):
