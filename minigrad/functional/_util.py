@@ -49,8 +49,3 @@ def as_array(x) -> np.ndarray:
 
 def shape_error(fn: str, message: str) -> ValueError:
     return ValueError(f"{fn}: {message}")
-
-
-def nd(x):
-    """numpy returns scalars from 0-d reductions; the engine wants arrays."""
-    return x if isinstance(x, np.ndarray) else np.asarray(x)

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._util import fused_op, nd
+from ..tensor_ops._base import nd
+from ._util import fused_op
 
 __all__ = ["CROSS_ENTROPY", "NLL_LOSS", "MSE_LOSS", "BCE", "BCE_WITH_LOGITS",
            "check_class_targets"]

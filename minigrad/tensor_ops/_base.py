@@ -24,9 +24,6 @@ import numpy as np
 
 from ..autograd.registry import Op, register
 
-ndarray = np.ndarray
-asarray = np.asarray
-
 #: shape pairs every broadcasting binary op is checked on
 BROADCAST_PAIRS = (
     ((2, 3), (2, 3)),
@@ -40,9 +37,10 @@ BROADCAST_PAIRS = (
 )
 
 
-def nd(x):
-    """Make sure a result is an ndarray: numpy returns scalars for 0-d inputs."""
-    return x if x.__class__ is ndarray else asarray(x)
+#: Make sure a result is an ndarray: numpy returns scalars for 0-d inputs.  (It is
+#: ``np.asarray`` itself, which returns an ndarray unchanged: a C call is cheaper
+#: than a Python function wrapping the same check.)
+nd = np.asarray
 
 
 def tensor_op(name, symbol, forward, grads, formula, cases, label=None, doc="", **extra):
