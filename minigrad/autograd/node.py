@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import itertools
 
+from . import engine
 from .state import HOOKS, STATE
 
 __all__ = ["Node", "next_id", "init_node", "announce"]
@@ -70,9 +71,7 @@ class Node:
         ``zero_grad()`` between steps.  Saved values are released afterwards
         unless ``retain_graph=True``.
         """
-        from .engine import backward
-
-        backward(self, gradient, retain_graph=retain_graph)
+        engine.backward(self, gradient, retain_graph=retain_graph)
 
     def zero_grad(self) -> None:
         """Forget this node's gradient (sets ``.grad`` to ``None``)."""
