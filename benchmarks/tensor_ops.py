@@ -11,7 +11,11 @@ Two questions, each answered by forward + backward timings:
 
 Each implementation runs in its own process, alternating, and we report
 medians (see _common.py).  If PyTorch is installed it is timed too, for
-reference (never required).
+reference (never required).  The tiny chains also run on
+``_lean_tensor.py``, the leanest Python engine we could write (four slots, no
+checks, no metadata): the floor for any engine that builds a node per op.
+The large cases count page faults per step, which is where the elementwise
+case loses its time with glibc's default heap trimming (see TUNED_MALLOC).
 
     python benchmarks/tensor_ops.py [--repeats 3] [--threads 1]
 """
@@ -22,6 +26,7 @@ import argparse
 import gc
 import json
 import os
+import resource
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -185,6 +190,34 @@ def minigrad_cases(np):
             "matmul_1000": matmul_big, "elementwise_4M": elementwise_big}
 
 
+def lean_cases(np):
+    """The tiny chains on the floor engine (it has no large cases: same numpy calls)."""
+    from _lean_tensor import Tensor
+
+    small, _ = _data(np)
+    x0 = Tensor(small["x"])
+    ws = [Tensor(w) for w in small["w"]]
+    bs = [Tensor(b) for b in small["b"]]
+    bvs = [Tensor(b) for b in small["bv"]]
+    nodes = [x0] + ws + bs + bvs
+
+    def chain(step, biases):
+        def run():
+            for p in nodes:
+                p.grad = None
+            h = x0
+            for w, b in zip(ws, biases):
+                h = step(h, w, b).tanh()
+            loss = h.sum()
+            loss.backward()
+            return loss.data
+
+        return run
+
+    return {"elementwise_chain": chain(lambda h, w, b: h * w + b, bs),
+            "matmul_chain": chain(lambda h, w, b: h @ w + b, bvs)}
+
+
 def torch_cases(np):
     import torch
 
@@ -237,14 +270,20 @@ def torch_cases(np):
 def worker(impl: str, reps: int, which: str) -> dict:
     import numpy as np
 
-    cases = {"numpy": numpy_cases, "minigrad": minigrad_cases, "torch": torch_cases}[impl](np)
+    cases = {"numpy": numpy_cases, "minigrad": minigrad_cases, "torch": torch_cases,
+             "lean": lean_cases}[impl](np)
     gc.collect()
     out = {}
     for name, fn in cases.items():
         tiny = "chain" in name
         if which != "all" and tiny != (which == "tiny"):
             continue
+        faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
         out[name] = _time(fn, reps if tiny else max(5, reps // 5), inner=20 if tiny else 1)
+        if not tiny:  # page faults per timed call (the warm-up call included, as one more)
+            calls = max(5, reps // 5) + 1
+            out[name + ":faults"] = (resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+                                     - faults) / calls
     return out
 
 
@@ -259,18 +298,25 @@ TUNED_MALLOC = {"MALLOC_TRIM_THRESHOLD_": str(1 << 30), "MALLOC_MMAP_THRESHOLD_"
 
 
 def _table(res, impls, cases, nodes=None):
+    cases = [c for c in cases if not c.endswith(":faults")]
     med = {i: {c: median([r[c] for r in res[i]]) for c in cases} for i in impls}
+    others = [i for i in ("lean", "torch") if i in impls]
     head = f"{'case':<20}{'numpy':>12}{'minigrad':>12}{'ratio':>8}"
-    if "torch" in impls:
-        head += f"{'torch':>12}{'ratio':>8}"
+    for i in others:
+        head += f"{i:>12}{'ratio':>8}"
     print(head)
     for c in cases:
         n, m = med["numpy"][c], med["minigrad"][c]
         line = f"{c:<20}{n * 1e3:>10.3f}ms{m * 1e3:>10.3f}ms{m / n:>7.2f}x"
-        if "torch" in impls:
-            t = med["torch"][c]
+        for i in others:
+            t = med[i][c]
             line += f"{t * 1e3:>10.3f}ms{t / n:>7.2f}x"
         print(line)
+    faults = [c for c in cases if c + ":faults" in res["numpy"][0]]
+    for c in faults:
+        counts = ", ".join(f"{i} {median([r[c + ':faults'] for r in res[i]]):.0f}"
+                           for i in impls)
+        print(f"  {c}: page faults per call: {counts}")
     for c, k in (nodes or {}).items():
         extra = (med["minigrad"][c] - med["numpy"][c]) / k
         print(f"  {c}: {k} nodes; minigrad adds {extra * 1e6:.2f} us per node (forward + "
@@ -294,10 +340,12 @@ def main():
     nodes = {"elementwise_chain": 3 * STEPS + 1, "matmul_chain": 3 * STEPS + 1}
     if args.which in ("all", "tiny"):
         print(f"\ntiny ops: chains of {STEPS} steps on 4x4 float32 (forward + backward)")
-        res = interleave(__file__, impls, ["--reps", str(args.reps), "--which", "tiny"],
+        tiny_impls = impls[:2] + ["lean"] + impls[2:]
+        res = interleave(__file__, tiny_impls, ["--reps", str(args.reps), "--which", "tiny"],
                          args.repeats)
-        _table(res, impls, list(res["numpy"][0]), nodes)
-        print("  target: <= 2.5x numpy")
+        _table(res, tiny_impls, list(res["numpy"][0]), nodes)
+        print("  target: <= 2.5x numpy; lean = benchmarks/_lean_tensor.py, the floor for a "
+              "Python engine")
     if args.which in ("all", "large"):
         for title, env in (("default glibc malloc", None),
                            ("MALLOC_TRIM_THRESHOLD_ raised, for every implementation",
