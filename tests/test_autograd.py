@@ -258,3 +258,39 @@ def test_import_minigrad_registers_every_tensor_op():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     for name in ("cross_entropy", "conv2d", "max_pool2d", "matmul", "batch_norm"):
         assert f"'{name}'" in out.stdout
+
+
+def test_topological_order_without_leaves_is_what_backward_visits():
+    x = Value(1.0)
+    w = Value(2.0)
+    a = x * w
+    b = a + w
+    order = minigrad.topological_order(b, leaves=False)
+    assert order == [a, b]  # parents first, made by an op, each once
+    assert minigrad.topological_order(b)[:2] == [x, w]
+
+
+def test_a_non_leaf_no_gradient_reaches_is_skipped_not_an_error():
+    """An op may declare an input non-differentiable (its rule returns None), even
+    one that requires grad: the node behind it gets no gradient and no visit."""
+    from minigrad.autograd.registry import Op
+    from minigrad.tensor import apply_op
+
+    stop = Op("stop_gradient", "sg", lambda x: (x.copy(), ()), (lambda g: None,),
+              "∂/∂x = 0 by declaration", engine="tensor")
+    x = minigrad.tensor([1.0, 2.0], requires_grad=True)
+    hidden = x * 3.0
+    y = (apply_op(stop, hidden) + x).sum()
+    y.backward()
+    np.testing.assert_array_equal(x.grad, [1.0, 1.0])  # only the direct path
+    assert hidden.grad is None and hidden.saved is None  # not reached, still released
+
+
+def test_non_leaf_grads_hold_the_last_pass_only():
+    x = Value(3.0)
+    h = x * x
+    y = h * 2.0
+    y.backward(retain_graph=True)
+    y.backward()
+    assert h.grad == 2.0  # this pass's dy/dh, not 4.0
+    assert x.grad == 24.0  # leaves accumulate: 2 passes of 12
