@@ -67,6 +67,19 @@ def machine_line(threads: int) -> str:
     )
 
 
+def spread_mark(name: str, times: list[float], limit: float = 1.15) -> str:
+    """A BUSY mark when the same workload's runs differ by more than ``limit`` (max/min).
+
+    The load average misses a neighbour on the same host (a shared VM's stolen
+    time); the spread of identical runs does not.  Empty when the runs agree.
+    """
+    spread = max(times) / min(times)
+    if spread <= limit:
+        return ""
+    return (f"[machine was BUSY: the {name} runs differ by {100 * (spread - 1):.0f}% "
+            f"(max/min); treat the ratios as noisy]")
+
+
 def interleave(script: str, impls: list[str], args: list[str], repeats: int, env=None) -> dict:
     """Run each implementation ``repeats`` times, alternating; collect results per impl."""
     results: dict[str, list[dict]] = {i: [] for i in impls}

@@ -33,6 +33,7 @@ from _common import (  # noqa: E402
     machine_line,
     median,
     pin_threads,
+    spread_mark,
     timer,
     with_torch,
 )
@@ -200,6 +201,9 @@ def main():
         print(f"ratio minigrad/torch = {t['minigrad'] / t['torch']:.3f}  (target <= 2.5)")
     same = abs(res["minigrad"][0]["loss"] - res["numpy"][0]["loss"]) < 1e-3
     print(f"same final loss as numpy (to 1e-3): {same}")
+    busy = spread_mark("numpy", [r["step"] for r in res["numpy"]])
+    if busy:
+        print(busy)
 
 
 if __name__ == "__main__":

@@ -47,6 +47,7 @@ from _common import (  # noqa: E402
     machine_line,
     median,
     pin_threads,
+    spread_mark,
     timer,
     with_torch,
 )
@@ -225,6 +226,9 @@ def main():
               f"(wall-clock ratio {wall['minigrad'] / wall['torch']:.3f})")
     same = abs(res["minigrad"][0]["loss"] - res["numpy"][0]["loss"]) < 1e-3
     print(f"same final loss as numpy (to 1e-3): {same}")
+    busy = spread_mark("numpy", [r["robust"] for r in res["numpy"]])
+    if busy:
+        print(busy)
 
 
 if __name__ == "__main__":
