@@ -84,6 +84,12 @@ def test_saved_values_and_release():
     assert viz.text(y, show_saved=True).splitlines()[0].endswith("saved=released")
 
 
+def test_a_saved_shape_reads_as_one():
+    x = mg.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True, name="x")
+    lines = viz.text(x.reshape(4).sum(), show_saved=True, show_grad=False).splitlines()
+    assert lines[0].endswith("saved=(shape (4,))") and lines[1].endswith("saved=(shape (2, 2))")
+
+
 def test_params_names():
     w = Value(0.5)
     y = w * 2.0

@@ -411,10 +411,16 @@ def _saved_items(node, digits, width, preview):
         v_data = v.data if _is_node(v) else v
         if isinstance(v_data, np.ndarray) and v_data.size > preview:
             text = f"{format_shape(v_data.shape)} {v_data.dtype}"
+        elif _is_shape(v_data):  # sum, reshape ... keep only their input's shape
+            text = f"shape {format_shape(v_data)}"
         else:
             text = format_value(v_data, digits, width, preview)
         items.append(SavedItem(f"s_{node.id}_{k}", k, text, alias))
     return tuple(items)
+
+
+def _is_shape(v) -> bool:
+    return isinstance(v, tuple) and all(isinstance(n, int) for n in v)
 
 
 def _unwrap_saved(saved) -> tuple:
