@@ -160,7 +160,6 @@ def _kind(node) -> str:
 # --- op formulas -------------------------------------------------------------------
 _INFIX = {"add", "sub", "mul", "div", "pow", "matmul"}
 _PART = re.compile(r"^∂[^/\s]*/∂(\w+)\s*=")
-_HIDDEN_ATTRS = ("in_", "out_")  # op metadata (shapes, dtypes) the panel need not repeat
 
 
 def _slots(op, arity: int) -> tuple[list[str], list[str] | None]:
@@ -219,8 +218,7 @@ def _is_number(text: str) -> bool:
 def _expr(node, op, parents, name=node_name) -> tuple[str, str]:
     """The forward expression in names and in values: ``a × b`` and ``2.0 × 3.0``."""
     attrs = node.attrs or {}
-    kw = ", ".join(f"{k}={_fmt_attr(v)}" for k, v in sorted(attrs.items())
-                   if not k.startswith(_HIDDEN_ATTRS) and _plain(v))
+    kw = ", ".join(f"{k}={_fmt_attr(v)}" for k, v in sorted(attrs.items()) if _plain(v))
     if op.name in _INFIX and len(parents) == 2 and not kw:
         s = f" {op.symbol} "
         return (s.join(name(p) for p in parents),

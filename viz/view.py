@@ -373,9 +373,9 @@ def _view_node(node, is_root, names, scope_of, show_grad, show_saved, digits, wi
     return vn
 
 
-# attrs recorded for renderers (shape and dtype are shown anyway) or for a custom
-# Function's backward (its ctx): not op settings a reader wants to see
-_BOOKKEEPING = frozenset({"in_shapes", "in_dtypes", "out_shape", "out_dtype", "ctx"})
+# attrs kept for a custom Function's backward (its ctx): not an op setting a reader
+# wants to see
+_BOOKKEEPING = frozenset({"ctx"})
 
 
 def _display(op, attrs) -> str:
