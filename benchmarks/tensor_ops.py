@@ -136,18 +136,13 @@ def numpy_cases(np):
             "matmul_1000": matmul_big, "elementwise_4M": elementwise_big}
 
 
-def minigrad_cases(np):
-    from minigrad import Tensor
-
-    small, big = _data(np)
-    x0 = Tensor(small["x"])
-    ws = [Tensor(w, requires_grad=True) for w in small["w"]]
-    bs = [Tensor(b, requires_grad=True) for b in small["b"]]
-    bvs = [Tensor(b, requires_grad=True) for b in small["bv"]]
-    params = ws + bs + bvs
+def _tiny_chains(x0, ws, bs, bvs):
+    """The two tiny chains, for any engine whose tensors have ``.grad``, ``* + @``,
+    ``tanh``, ``sum`` and ``backward`` (minigrad, the lean floor, PyTorch)."""
+    resettable = [x0] + ws + bs + bvs
 
     def zero():
-        for p in params:
+        for p in resettable:
             p.grad = None
 
     def elementwise_chain():
@@ -157,7 +152,7 @@ def minigrad_cases(np):
             h = (h * w + b).tanh()
         loss = h.sum()
         loss.backward()
-        return loss.data
+        return loss
 
     def matmul_chain():
         zero()
@@ -166,7 +161,20 @@ def minigrad_cases(np):
             h = (h @ w + b).tanh()
         loss = h.sum()
         loss.backward()
-        return loss.data
+        return loss
+
+    return {"elementwise_chain": elementwise_chain, "matmul_chain": matmul_chain}
+
+
+def minigrad_cases(np):
+    from minigrad import Tensor
+
+    small, big = _data(np)
+    x0 = Tensor(small["x"])
+    ws = [Tensor(w, requires_grad=True) for w in small["w"]]
+    bs = [Tensor(b, requires_grad=True) for b in small["b"]]
+    bvs = [Tensor(b, requires_grad=True) for b in small["bv"]]
+    cases = _tiny_chains(x0, ws, bs, bvs)
 
     A = Tensor(big["A"], requires_grad=True)
     B = Tensor(big["B"], requires_grad=True)
@@ -186,8 +194,7 @@ def minigrad_cases(np):
         s.backward()
         return s.data
 
-    return {"elementwise_chain": elementwise_chain, "matmul_chain": matmul_chain,
-            "matmul_1000": matmul_big, "elementwise_4M": elementwise_big}
+    return {**cases, "matmul_1000": matmul_big, "elementwise_4M": elementwise_big}
 
 
 def lean_cases(np):
@@ -199,23 +206,7 @@ def lean_cases(np):
     ws = [Tensor(w) for w in small["w"]]
     bs = [Tensor(b) for b in small["b"]]
     bvs = [Tensor(b) for b in small["bv"]]
-    nodes = [x0] + ws + bs + bvs
-
-    def chain(step, biases):
-        def run():
-            for p in nodes:
-                p.grad = None
-            h = x0
-            for w, b in zip(ws, biases):
-                h = step(h, w, b).tanh()
-            loss = h.sum()
-            loss.backward()
-            return loss.data
-
-        return run
-
-    return {"elementwise_chain": chain(lambda h, w, b: h * w + b, bs),
-            "matmul_chain": chain(lambda h, w, b: h @ w + b, bvs)}
+    return _tiny_chains(x0, ws, bs, bvs)
 
 
 def torch_cases(np):
@@ -227,27 +218,7 @@ def torch_cases(np):
     ws = [torch.from_numpy(w).requires_grad_() for w in small["w"]]
     bs = [torch.from_numpy(b).requires_grad_() for b in small["b"]]
     bvs = [torch.from_numpy(b).requires_grad_() for b in small["bv"]]
-    params = ws + bs + bvs
-
-    def zero():
-        for p in params:
-            p.grad = None
-
-    def elementwise_chain():
-        zero()
-        h = x0
-        for w, b in zip(ws, bs):
-            h = (h * w + b).tanh()
-        loss = h.sum()
-        loss.backward()
-
-    def matmul_chain():
-        zero()
-        h = x0
-        for w, b in zip(ws, bvs):
-            h = (h @ w + b).tanh()
-        loss = h.sum()
-        loss.backward()
+    cases = _tiny_chains(x0, ws, bs, bvs)
 
     A = torch.from_numpy(big["A"]).requires_grad_()
     B = torch.from_numpy(big["B"]).requires_grad_()
@@ -263,8 +234,7 @@ def torch_cases(np):
         x.grad = y.grad = None
         (x * y).tanh().sum().backward()
 
-    return {"elementwise_chain": elementwise_chain, "matmul_chain": matmul_chain,
-            "matmul_1000": matmul_big, "elementwise_4M": elementwise_big}
+    return {**cases, "matmul_1000": matmul_big, "elementwise_4M": elementwise_big}
 
 
 def worker(impl: str, reps: int, which: str) -> dict:
