@@ -7,7 +7,11 @@ keeps its own stack, so a million-node chain is as easy as a three-node one.
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 __all__ = ["topological_order", "ancestors"]
+
+_by_id = attrgetter("id")
 
 
 def _as_roots(roots) -> tuple:
@@ -61,5 +65,30 @@ def topological_order(roots, *, only_requiring_grad: bool = False, leaves: bool 
 
     The keyword arguments are those of ``ancestors``.
     """
-    found = ancestors(roots, only_requiring_grad=only_requiring_grad, leaves=leaves)
-    return [found[i] for i in sorted(found)]
+    if not leaves and hasattr(roots, "parents"):
+        nodes = _ops_under(roots)
+    else:
+        nodes = list(ancestors(roots, only_requiring_grad=only_requiring_grad,
+                               leaves=leaves).values())
+    nodes.sort(key=_by_id)
+    return nodes
+
+
+def _ops_under(root) -> list:
+    """``ancestors(root, leaves=False)`` as a list: backward's walk, once per pass.
+
+    The same depth-first search, kept separate because it runs on every
+    ``backward()``: a set of ids and a list are cheaper than the dict.
+    """
+    seen = {root.id}
+    nodes = [root]
+    stack = [root]
+    while stack:
+        for parent in stack.pop().parents:
+            if parent.op is not None:
+                i = parent.id
+                if i not in seen:
+                    seen.add(i)
+                    nodes.append(parent)
+                    stack.append(parent)
+    return nodes
