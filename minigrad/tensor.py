@@ -36,6 +36,121 @@ asarray = np.asarray
 float32 = np.dtype(np.float32)
 
 
+
+# ``a * b``, ``x.tanh()`` ...: ``apply_op`` specialised for one and two inputs, with
+# the node creation written out and the op bound in a closure.  They run for every
+# elementwise op, and each Python call or generic loop is a visible share of a 4x4
+# op's cost (benchmarks/tensor_ops.py); this way ``a * b`` runs one Python function.
+# Their ops have no settings: their nodes get ``attrs=None`` and their rules are
+# called without keywords.
+def _binary_method(op, name: str, reflected: bool = False, doc: str | None = None):
+    """The Tensor method ``name``: ``op(self, other)``, or ``op(other, self)`` if reflected."""
+    elementwise = op.elementwise
+
+    def binary(a, b):
+        if a.__class__ is not Tensor and not isinstance(a, Tensor):
+            a = _lift(a, b.data.dtype, op.name)
+        elif b.__class__ is not Tensor and not isinstance(b, Tensor):
+            b = _lift(b, a.data.dtype, op.name)
+        ad = a.data
+        bd = b.data
+        same_dtype = ad.dtype is bd.dtype
+        if not same_dtype:
+            ad, bd = _promote(ad, bd)
+        try:
+            out, saved = op.forward(ad, bd)
+        except (ValueError, TypeError) as err:
+            raise op_error(op, (a, b), {}, err) from None
+        if out.__class__ is not ndarray:
+            out = asarray(out)
+        node = _new(Tensor)
+        node.data = out
+        node.grad = None
+        if (a.requires_grad or b.requires_grad) and (not GRAD_OFF[0] or STATE.grad_enabled):
+            node.requires_grad = True
+            node.op = op
+            node.parents = (a, b)
+            node.saved = saved
+            # An elementwise op's rules return gradients in the output's shape and
+            # dtype.  They fit as they come (Node.fits) if numpy promoted nothing and
+            # broadcast no input that gets a gradient (``x * 2`` fits, ``x + bias`` not).
+            if not (elementwise and same_dtype):
+                node.fits = False
+            elif a.requires_grad and b.requires_grad:
+                node.fits = ad.shape == bd.shape
+            else:
+                node.fits = (ad if a.requires_grad else bd).shape == out.shape
+        else:
+            node.requires_grad = False
+            node.op = None
+            node.parents = ()
+            node.saved = ()
+            node.fits = False
+        node.attrs = None
+        node.id = next_id()
+        node.label = None
+        node.trace = None
+        if HOOKS[0]:
+            announce(node)
+        return node
+
+    if reflected:
+        def method(self, other):
+            return binary(other, self)
+    else:
+        method = binary
+    method.__name__ = name
+    method.__qualname__ = f"Tensor.{name}"
+    method.__doc__ = doc or (f"``other {op.symbol} self`` (op '{op.name}')" if reflected
+                             else f"``self {op.symbol} other`` (op '{op.name}')")
+    return method
+
+
+def _unary_method(op, name: str, doc: str | None = None):
+    """The Tensor method ``name``: ``op(self)``."""
+    elementwise = op.elementwise
+    float_only = bool(op.extra.get("float_only"))
+
+    def method(x):
+        xd = x.data
+        dt = xd.dtype
+        if float_only and dt is not float32 and dt.kind != "f":
+            xd = xd.astype(float32)
+        out, saved = op.forward(xd)
+        if out.__class__ is not ndarray:
+            out = asarray(out)
+        node = _new(Tensor)
+        node.data = out
+        node.grad = None
+        if x.requires_grad and (not GRAD_OFF[0] or STATE.grad_enabled):
+            node.requires_grad = True
+            node.op = op
+            node.parents = (x,)
+            node.saved = saved
+            node.fits = elementwise  # one input, which requires grad, so is float: never cast
+        else:
+            node.requires_grad = False
+            node.op = None
+            node.parents = ()
+            node.saved = ()
+            node.fits = False
+        node.attrs = None
+        node.id = next_id()
+        node.label = None
+        node.trace = None
+        if HOOKS[0]:
+            announce(node)
+        return node
+
+    method.__name__ = name
+    method.__qualname__ = f"Tensor.{name}"
+    method.__doc__ = doc or f"Elementwise {op.name} (op '{op.name}')."
+    return method
+
+
+_gelu_exact = _unary_method(ops.GELU, "gelu")
+
+
 class Tensor(Node):
     """An n-dimensional array in a computation graph.
 
@@ -250,62 +365,29 @@ class Tensor(Node):
     def __itruediv__(self, other):
         return self._inplace(other, np.true_divide, "/")
 
-    # --- arithmetic (the hot path) ---------------------------------------------------
-    def __add__(self, other):
-        return _binary(ops.ADD, self, other)
-
-    def __radd__(self, other):
-        return _binary(ops.ADD, other, self)
-
-    def __sub__(self, other):
-        return _binary(ops.SUB, self, other)
-
-    def __rsub__(self, other):
-        return _binary(ops.SUB, other, self)
-
-    def __mul__(self, other):
-        return _binary(ops.MUL, self, other)
-
-    def __rmul__(self, other):
-        return _binary(ops.MUL, other, self)
-
-    def __truediv__(self, other):
-        return _binary(ops.DIV, self, other)
-
-    def __rtruediv__(self, other):
-        return _binary(ops.DIV, other, self)
-
-    def __pow__(self, other):
-        return _binary(ops.POW, self, other)
-
-    def __rpow__(self, other):
-        return _binary(ops.POW, other, self)
-
-    def __matmul__(self, other):
-        return _binary(ops.MATMUL, self, other)
-
-    def __rmatmul__(self, other):
-        return _binary(ops.MATMUL, other, self)
-
-    def matmul(self, other):
-        return _binary(ops.MATMUL, self, other)
-
-    def __neg__(self):
-        return _unary(ops.NEG, self)
+    # --- arithmetic (the hot path: see _binary_method) ------------------------------
+    __add__ = _binary_method(ops.ADD, "__add__")
+    __radd__ = _binary_method(ops.ADD, "__radd__", reflected=True)
+    __sub__ = _binary_method(ops.SUB, "__sub__")
+    __rsub__ = _binary_method(ops.SUB, "__rsub__", reflected=True)
+    __mul__ = _binary_method(ops.MUL, "__mul__")
+    __rmul__ = _binary_method(ops.MUL, "__rmul__", reflected=True)
+    __truediv__ = _binary_method(ops.DIV, "__truediv__")
+    __rtruediv__ = _binary_method(ops.DIV, "__rtruediv__", reflected=True)
+    __pow__ = _binary_method(ops.POW, "__pow__")
+    __rpow__ = _binary_method(ops.POW, "__rpow__", reflected=True)
+    __matmul__ = _binary_method(ops.MATMUL, "__matmul__")
+    __rmatmul__ = _binary_method(ops.MATMUL, "__rmatmul__", reflected=True)
+    matmul = _binary_method(ops.MATMUL, "matmul")
+    __neg__ = _unary_method(ops.NEG, "__neg__")
+    __abs__ = _unary_method(ops.ABS, "__abs__")
+    maximum = _binary_method(ops.MAXIMUM, "maximum",
+        doc="Elementwise larger value; a tie shares the gradient half and half.")
+    minimum = _binary_method(ops.MINIMUM, "minimum",
+        doc="Elementwise smaller value; a tie shares the gradient half and half.")
 
     def __pos__(self):
         return self
-
-    def __abs__(self):
-        return _unary(ops.ABS, self)
-
-    def maximum(self, other):
-        """Elementwise larger value; a tie shares the gradient half and half."""
-        return _binary(ops.MAXIMUM, self, other)
-
-    def minimum(self, other):
-        """Elementwise smaller value; a tie shares the gradient half and half."""
-        return _binary(ops.MINIMUM, self, other)
 
     # --- comparisons: non-differentiable bool tensors ----------------------------------
     def __lt__(self, other):
@@ -333,26 +415,13 @@ class Tensor(Node):
         return _leaf(asarray(self.data.any(axis, keepdims=keepdims)))
 
     # --- elementwise functions ----------------------------------------------------------
-    def exp(self):
-        return _unary(ops.EXP, self)
-
-    def log(self):
-        return _unary(ops.LOG, self)
-
-    def sqrt(self):
-        return _unary(ops.SQRT, self)
-
-    def abs(self):
-        return _unary(ops.ABS, self)
-
-    def tanh(self):
-        return _unary(ops.TANH, self)
-
-    def sigmoid(self):
-        return _unary(ops.SIGMOID, self)
-
-    def relu(self):
-        return _unary(ops.RELU, self)
+    exp = _unary_method(ops.EXP, "exp")
+    log = _unary_method(ops.LOG, "log")
+    sqrt = _unary_method(ops.SQRT, "sqrt")
+    abs = _unary_method(ops.ABS, "abs")
+    tanh = _unary_method(ops.TANH, "tanh")
+    sigmoid = _unary_method(ops.SIGMOID, "sigmoid")
+    relu = _unary_method(ops.RELU, "relu")
 
     def leaky_relu(self, negative_slope: float = 0.01):
         return apply_op(ops.LEAKY_RELU, self, negative_slope=_number(negative_slope, "leaky_relu"))
@@ -361,7 +430,7 @@ class Tensor(Node):
         if approximate not in ("none", "tanh"):
             raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
         if approximate == "none":
-            return _unary(ops.GELU, self)
+            return _gelu_exact(self)
         return apply_op(ops.GELU, self, approximate=approximate)
 
     def clip(self, min=None, max=None):
@@ -765,79 +834,7 @@ def _node(op, out, parents, saved, attrs) -> Tensor:
     node.id = next_id()
     node.label = None
     node.trace = None
-    if HOOKS[0]:
-        announce(node)
-    return node
-
-
-# The two functions below are ``apply_op`` specialised for one and two inputs, with
-# the node creation written out: they run for every elementwise op, and a function
-# call or a generic loop is a visible share of a 4x4 op's cost (benchmarks/tensor_ops.py).
-# Their ops have no settings, so their nodes get ``attrs=None`` and their rules are
-# called without keywords.
-def _binary(op, a, b) -> Tensor:
-    if a.__class__ is not Tensor and not isinstance(a, Tensor):
-        a = _lift(a, b.data.dtype, op.name)
-    elif b.__class__ is not Tensor and not isinstance(b, Tensor):
-        b = _lift(b, a.data.dtype, op.name)
-    ad = a.data
-    bd = b.data
-    if ad.dtype is not bd.dtype:
-        ad, bd = _promote(ad, bd)
-    try:
-        out, saved = op.forward(ad, bd)
-    except (ValueError, TypeError) as err:
-        raise op_error(op, (a, b), {}, err) from None
-    if out.__class__ is not ndarray:
-        out = asarray(out)
-    node = _new(Tensor)
-    node.data = out
-    node.grad = None
-    if (a.requires_grad or b.requires_grad) and (not GRAD_OFF[0] or STATE.grad_enabled):
-        node.requires_grad = True
-        node.op = op
-        node.parents = (a, b)
-        node.saved = saved
-        node.attrs = None
-    else:
-        node.requires_grad = False
-        node.op = None
-        node.parents = ()
-        node.saved = ()
-        node.attrs = None
-    node.id = next_id()
-    node.label = None
-    node.trace = None
-    if HOOKS[0]:
-        announce(node)
-    return node
-
-
-def _unary(op, x) -> Tensor:
-    xd = x.data
-    if xd.dtype.kind != "f" and op.extra.get("float_only"):
-        xd = xd.astype(float32)
-    out, saved = op.forward(xd)
-    if out.__class__ is not ndarray:
-        out = asarray(out)
-    node = _new(Tensor)
-    node.data = out
-    node.grad = None
-    if x.requires_grad and (not GRAD_OFF[0] or STATE.grad_enabled):
-        node.requires_grad = True
-        node.op = op
-        node.parents = (x,)
-        node.saved = saved
-        node.attrs = None
-    else:
-        node.requires_grad = False
-        node.op = None
-        node.parents = ()
-        node.saved = ()
-        node.attrs = None
-    node.id = next_id()
-    node.label = None
-    node.trace = None
+    node.fits = False  # a general op: backward checks each gradient it returns
     if HOOKS[0]:
         announce(node)
     return node

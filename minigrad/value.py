@@ -62,6 +62,7 @@ class Value(Node):
         node.id = next_id()
         node.label = None
         node.trace = None
+        node.fits = True  # a float's gradient is a float: nothing to fit
         if HOOKS[0]:
             announce(node)
         return node
@@ -88,6 +89,7 @@ class Value(Node):
         node.id = next_id()
         node.label = None
         node.trace = None
+        node.fits = True  # a float's gradient is a float: nothing to fit
         if HOOKS[0]:
             announce(node)
         return node

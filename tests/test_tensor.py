@@ -620,6 +620,74 @@ class TestGraph:
             assert op.symbol and op.name
 
 
+class TestFits:
+    """``Node.fits``: an elementwise node that broadcast and promoted nothing, whose
+    gradients backward adds in unchecked.  Everything else is checked edge by edge;
+    both paths must give the same gradients, dtypes and ownership."""
+
+    def test_which_nodes_fit(self):
+        a = leaf(np.ones((2, 3)), np.float32)
+        b = leaf(np.ones((2, 3)), np.float32)
+        bias = leaf(np.ones(3), np.float32)
+        assert (a * b).fits and (a - b).tanh().fits and (-a).fits
+        assert (a * 2.0).fits and (1 - a).fits  # the constant is broadcast, not a
+        assert not (a + bias).fits  # bias gets a gradient that must be summed down
+        assert not (a * leaf(np.ones((2, 3)))).fits  # float32 * float64: promoted
+        assert not (a @ leaf(np.ones((3, 3)), np.float32)).fits  # not elementwise
+        assert not a.sum().fits and not a.leaky_relu().fits  # general ops: checked
+        assert not a.fits  # a leaf
+        with no_grad():
+            assert not (a * b).fits
+
+    @pytest.mark.parametrize("name", ["add", "sub", "mul", "truediv", "pow", "maximum",
+                                      "minimum"])
+    def test_binary_fast_path_matches_the_checked_path(self, name):
+        from minigrad.tensor import apply_op
+
+        rng = np.random.default_rng(0)
+        op = {"truediv": "div"}.get(name, name)
+        fn = getattr(Tensor, f"__{name}__" if name not in ("maximum", "minimum") else name)
+        av, bv = rng.uniform(0.5, 2.0, (2, 3, 4))
+        grads = []
+        for fast in (True, False):
+            a = leaf(av, np.float32)
+            b = leaf(bv, np.float32)
+            out = fn(a, b) if fast else apply_op(minigrad.autograd.get_op(op, "tensor"), a, b)
+            assert out.fits is fast
+            (out * out).sum().backward()
+            grads.append((a.grad, b.grad))
+            assert a.grad.dtype == b.grad.dtype == np.float32
+        for fast_grad, checked_grad in zip(*grads):
+            np.testing.assert_allclose(fast_grad, checked_grad, rtol=1e-6)
+
+    def test_leaves_never_share_the_gradient_add_passes_through(self):
+        a = leaf([1.0, 2.0], np.float32)
+        b = leaf([3.0, 4.0], np.float32)
+        s = a + b
+        s.backward(np.ones(2, np.float32))
+        assert a.grad is not b.grad and a.grad is not s.grad and b.grad is not s.grad
+        a.grad *= 10  # the user's to change in place: nothing else moves
+        np.testing.assert_array_equal(b.grad, [1.0, 1.0])
+        np.testing.assert_array_equal(s.grad, [1.0, 1.0])
+
+    def test_a_leaf_reached_twice_adds_up(self):
+        x = leaf([1.0, 2.0], np.float32)
+        (x + x + x * x).sum().backward()
+        np.testing.assert_allclose(x.grad, [4.0, 6.0])  # 1 + 1 + 2x
+        y = (x * x).tanh()
+        y.sum().backward(retain_graph=True)
+        first = x.grad.copy()
+        y.sum().backward()  # leaves accumulate across passes, fast path or not
+        np.testing.assert_allclose(x.grad, first + (first - [4.0, 6.0]), rtol=1e-6)
+
+    def test_zero_d_fast_path_gives_arrays(self):
+        x = leaf(2.0, np.float32)
+        y = (x * x).tanh() + x
+        assert y.fits
+        y.backward()
+        assert isinstance(x.grad, np.ndarray) and x.grad.shape == () and x.grad.dtype == np.float32
+
+
 # --- in-place updates ---------------------------------------------------------------
 
 

@@ -79,3 +79,43 @@ def test_float32_in_float32_out(op):
                 assert x.grad is not None and x.grad.dtype == np.float32, (op.name, attrs)
                 assert isinstance(x.grad, np.ndarray)
                 assert x.grad.shape == x.shape
+
+
+ELEMENTWISE = [op for op in OPS if op.elementwise]
+
+
+def test_the_elementwise_ops_are_marked():
+    names = {op.name for op in ELEMENTWISE}
+    assert {"add", "sub", "mul", "div", "pow", "neg", "maximum", "minimum", "where", "clip",
+            "exp", "log", "sqrt", "abs", "tanh", "sigmoid", "relu", "leaky_relu",
+            "gelu"} == names
+    assert not {"sum", "matmul", "reshape", "getitem", "cast"} & names
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("op", ELEMENTWISE, ids=[op.name for op in ELEMENTWISE])
+def test_elementwise_rules_return_gradients_that_fit(op, dtype):
+    """What ``Node.fits`` lets the engine take on trust, checked for every elementwise op:
+    with no input broadcast, each rule returns an array of its input's shape and dtype
+    that is either ``g`` itself or a fresh array (never a view of something else)."""
+    rng = np.random.default_rng(3)
+    checked = 0
+    for inputs, attrs in op.cases(rng):
+        floats = [x for x in inputs if isinstance(x, np.ndarray) and x.dtype == np.float64]
+        if len({x.shape for x in floats}) != 1 or any(
+                np.shape(x) != floats[0].shape for x in inputs):
+            continue  # a broadcast case: the engine checks those edge by edge
+        datas = [x.astype(dtype) if x.dtype == np.float64 else x for x in inputs]
+        out, saved = op.forward(*datas, **attrs)
+        out = np.asarray(out)
+        g = rng.standard_normal(out.shape).astype(dtype)
+        for x, rule in zip(datas, op.grads):
+            if x.dtype != dtype:
+                continue  # a mask or condition: no gradient flows there
+            local = rule(g, *saved, **attrs)
+            assert isinstance(local, np.ndarray), (op.name, type(local))
+            assert local.shape == x.shape and local.dtype == dtype, (op.name, local.shape,
+                                                                    local.dtype)
+            assert local is g or (local.base is None and local.flags.writeable), op.name
+            checked += 1
+    assert checked, f"{op.name}: no case without broadcasting"

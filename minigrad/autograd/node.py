@@ -14,6 +14,9 @@ A ``Node`` is one value in a computation together with how it was made:
                      and tests can name nodes the same way run after run
 ``label``            an optional name shown by the renderers
 ``trace``            where the node was created, kept only under anomaly mode
+``fits``             True when the op is elementwise and no input was broadcast
+                     or promoted: each rule's result already has its input's
+                     shape and dtype, so backward adds it in unchecked
 ===================  ==========================================================
 
 Nodes hold references to their parents only, never to their children or to
@@ -46,6 +49,7 @@ class Node:
         "id",
         "label",
         "trace",
+        "fits",
         "__weakref__",
     )
 
@@ -94,6 +98,7 @@ def init_node(node, data, requires_grad, op, parents, saved, attrs, label):
     node.id = next_id()
     node.label = label
     node.trace = None
+    node.fits = False
     if HOOKS[0]:
         announce(node)
     return node

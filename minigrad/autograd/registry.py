@@ -14,6 +14,11 @@ An entry says everything the rest of the kit needs to know about an op:
   show, e.g. ``"×"`` and ``"∂/∂a = b,  ∂/∂b = a"``.
 * ``domain``: a safe input range per input for the registry-wide gradient
   tests (for tensor ops, ``cases(rng)`` yields concrete inputs and attrs).
+* ``elementwise``: the output is computed element by element from inputs
+  broadcast to one shape (``+``, ``tanh`` ...).  Such an op's rules return
+  gradients in the output's shape and dtype, which lets the tensor engine
+  skip its per-edge checks when no input was broadcast or promoted
+  (see ``Node.fits``).
 
 Adding an op is adding one entry: the renderer, the stepper and the gradient
 tests find it here with no further code.
@@ -41,6 +46,7 @@ class Op:
     label: Callable[[dict], str] | None = None
     doc: str = ""
     extra: dict = field(default_factory=dict)
+    elementwise: bool = False
 
     @property
     def arity(self) -> int:

@@ -43,10 +43,12 @@ BROADCAST_PAIRS = (
 nd = np.asarray
 
 
-def tensor_op(name, symbol, forward, grads, formula, cases, label=None, doc="", **extra):
+def tensor_op(name, symbol, forward, grads, formula, cases, label=None, doc="",
+              elementwise=False, **extra):
     """Register one tensor op (see the module doc for the conventions)."""
     return register(Op(name, symbol, forward, tuple(grads) if isinstance(grads, (list, tuple))
-                       else grads, formula, "tensor", None, cases, label, doc, extra))
+                       else grads, formula, "tensor", None, cases, label, doc, extra,
+                       elementwise=elementwise))
 
 
 class PerSlot:

@@ -1,7 +1,11 @@
 """Elementwise tensor ops: arithmetic, comparisons-as-masks, activations.
 
-Every rule here returns a gradient in the *output* (broadcast) shape; the
-engine sums it back to each input's shape with ``unbroadcast``.  Python
+Every rule here returns a gradient in the *output* (broadcast) shape and
+dtype, either ``g`` itself or a fresh array; the engine sums it back to each
+input's shape with ``unbroadcast``.  All of them are registered with
+``elementwise=True``: when no input was broadcast or promoted (``Node.fits``)
+the engine adds their results in without checking them, a promise that
+``tests/test_tensor_registry.py`` verifies for every op.  Python
 numbers in the rules (``0.5``, ``1``) do not promote float32 arrays (NEP 50),
 so float32 stays float32 through forward and backward.
 """
@@ -37,24 +41,29 @@ def _pos(rng, shape):
     return np.asarray(rng.uniform(0.3, 2.5, size=shape))
 
 
+def _elementwise_op(*args, **kwargs):
+    """``tensor_op`` with ``elementwise=True``: every op in this module is one."""
+    return tensor_op(*args, elementwise=True, **kwargs)
+
+
 # --- arithmetic -------------------------------------------------------------------
-ADD = tensor_op(
+ADD = _elementwise_op(
     "add", "+", lambda a, b: (a + b, ()),
     (lambda g: g, lambda g: g),
     "∂/∂a = 1,  ∂/∂b = 1", _binary_cases(uniform, uniform),
     doc="Addition passes the upstream gradient unchanged to both inputs; it saves nothing.",
     promote=True)
-SUB = tensor_op(
+SUB = _elementwise_op(
     "sub", "−", lambda a, b: (a - b, ()),
     (lambda g: g, lambda g: nd(-g)),
     "∂/∂a = 1,  ∂/∂b = −1", _binary_cases(uniform, uniform), promote=True)
-MUL = tensor_op(
+MUL = _elementwise_op(
     "mul", "×", lambda a, b: (a * b, (a, b)),
     (lambda g, a, b: nd(g * b), lambda g, a, b: nd(g * a)),
     "∂/∂a = b,  ∂/∂b = a", _binary_cases(uniform, uniform),
     doc="Each input's gradient is the upstream gradient times the *other* input.",
     promote=True)
-DIV = tensor_op(
+DIV = _elementwise_op(
     "div", "÷", lambda a, b: ((out := a / b), (b, out)),
     (lambda g, b, out: nd(g / b), lambda g, b, out: nd(-g * out / b)),
     "∂/∂a = 1/b,  ∂/∂b = −a/b² = −out/b", _binary_cases(uniform, away_from_zero),
@@ -68,11 +77,11 @@ def _pow_grad_exponent(g, x, p, out):
     return nd(g * out * logx)
 
 
-POW = tensor_op(
+POW = _elementwise_op(
     "pow", "**", lambda x, p: ((out := x**p), (x, p, out)),
     (lambda g, x, p, out: nd(g * p * x ** (p - 1)), _pow_grad_exponent),
     "∂/∂x = p·x^(p−1),  ∂/∂p = x^p·ln x", _binary_cases(_pos, uniform), promote=True)
-NEG = tensor_op("neg", "−", lambda x: (-x, ()), (lambda g: nd(-g),), "∂/∂x = −1",
+NEG = _elementwise_op("neg", "−", lambda x: (-x, ()), (lambda g: nd(-g),), "∂/∂x = −1",
                 _unary_cases(uniform))
 
 
@@ -90,11 +99,11 @@ def _minimum_forward(a, b):
     return out, (w.astype(out.dtype, copy=False),)
 
 
-MAXIMUM = tensor_op(
+MAXIMUM = _elementwise_op(
     "maximum", "max", _maximum_forward,
     (lambda g, w: nd(g * w), lambda g, w: nd(g * (1 - w))),
     "∂/∂a = 1 if a > b else 0 (½ each on a tie)", _binary_cases(uniform, uniform), promote=True)
-MINIMUM = tensor_op(
+MINIMUM = _elementwise_op(
     "minimum", "min", _minimum_forward,
     (lambda g, w: nd(g * w), lambda g, w: nd(g * (1 - w))),
     "∂/∂a = 1 if a < b else 0 (½ each on a tie)", _binary_cases(uniform, uniform), promote=True)
@@ -112,7 +121,7 @@ def _where_cases(rng):
     return out
 
 
-WHERE = tensor_op(
+WHERE = _elementwise_op(
     "where", "where", _where_forward,
     (lambda g, cond: None,
      lambda g, cond: nd(np.where(cond, g, 0)),
@@ -136,7 +145,7 @@ def _clip_label(attrs):
     return f"clip[{attrs.get('min')}, {attrs.get('max')}]"
 
 
-CLIP = tensor_op(
+CLIP = _elementwise_op(
     "clip", "clip", _clip_forward, (lambda g, inside, **_: nd(g * inside),),
     "∂/∂x = 1 if min ≤ x ≤ max else 0",
     lambda rng: [((uniform(rng, (3, 4)),), {"min": -0.55, "max": 0.65}),
@@ -147,21 +156,21 @@ CLIP = tensor_op(
 
 
 # --- unary functions --------------------------------------------------------------
-EXP = tensor_op("exp", "exp", lambda x: ((out := np.exp(x)), (out,)),
+EXP = _elementwise_op("exp", "exp", lambda x: ((out := np.exp(x)), (out,)),
                 (lambda g, out: nd(g * out),), "∂/∂x = exp(x) = out",
                 _unary_cases(uniform), float_only=True)
-LOG = tensor_op("log", "log", lambda x: (np.log(x), (x,)),
+LOG = _elementwise_op("log", "log", lambda x: (np.log(x), (x,)),
                 (lambda g, x: nd(g / x),), "∂/∂x = 1/x", _unary_cases(_pos),
                 float_only=True)
-SQRT = tensor_op("sqrt", "√", lambda x: ((out := np.sqrt(x)), (out,)),
+SQRT = _elementwise_op("sqrt", "√", lambda x: ((out := np.sqrt(x)), (out,)),
                  (lambda g, out: nd(g / (2 * out)),), "∂/∂x = 1/(2√x) = 1/(2·out)",
                  _unary_cases(_pos), float_only=True)
-ABS = tensor_op("abs", "|x|", lambda x: (np.abs(x), (x,)),
+ABS = _elementwise_op("abs", "|x|", lambda x: (np.abs(x), (x,)),
                 (lambda g, x: nd(g * np.sign(x)),), "∂/∂x = sign(x)",
                 _unary_cases(away_from_zero))
 # g·(1 − out²) is computed as g − g·out·out: same value, but numpy never has to
 # promote the Python number 1 against a float32 array (~0.8 us on a small one).
-TANH = tensor_op("tanh", "tanh", lambda x: ((out := np.tanh(x)), (out,)),
+TANH = _elementwise_op("tanh", "tanh", lambda x: ((out := np.tanh(x)), (out,)),
                  (lambda g, out: nd(g - g * out * out),),
                  "∂/∂x = 1 − tanh²(x) = 1 − out²", _unary_cases(uniform), float_only=True)
 
@@ -175,11 +184,11 @@ def _sigmoid_forward(x):
     return out, (out,)
 
 
-SIGMOID = tensor_op("sigmoid", "σ", _sigmoid_forward,
+SIGMOID = _elementwise_op("sigmoid", "σ", _sigmoid_forward,
                     (lambda g, out: nd(g * (out - out * out)),),  # out·(1 − out), as tanh
                     "∂/∂x = σ(x)·(1 − σ(x)) = out·(1 − out)", _unary_cases(uniform),
                     float_only=True)
-RELU = tensor_op("relu", "ReLU", lambda x: ((out := np.maximum(x, 0)), (out,)),
+RELU = _elementwise_op("relu", "ReLU", lambda x: ((out := np.maximum(x, 0)), (out,)),
                  (lambda g, out: nd(g * (out > 0)),), "∂/∂x = 1 if x > 0 else 0",
                  _unary_cases(away_from_zero))
 
@@ -189,7 +198,7 @@ def _leaky_forward(x, negative_slope=0.01):
     return np.where(pos, x, negative_slope * x), (pos,)
 
 
-LEAKY_RELU = tensor_op(
+LEAKY_RELU = _elementwise_op(
     "leaky_relu", "LeakyReLU", _leaky_forward,
     (lambda g, pos, negative_slope=0.01, **_: nd(np.where(pos, g, negative_slope * g)),),
     "∂/∂x = 1 if x > 0 else negative_slope",
@@ -224,7 +233,7 @@ def _gelu_grad(g, x, c, approximate="none", **_):
     return nd(g * (c + x * pdf))
 
 
-GELU = tensor_op(
+GELU = _elementwise_op(
     "gelu", "GELU", _gelu_forward, (_gelu_grad,),
     "∂/∂x = Φ(x) + x·φ(x)  (Φ, φ: standard normal cdf and pdf)",
     lambda rng: _unary_cases(uniform)(rng) + [((uniform(rng, (3, 4)),), {"approximate": "tanh"})],
