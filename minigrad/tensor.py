@@ -113,8 +113,8 @@ def _unary_method(op, name: str, doc: str | None = None):
 
     def method(x):
         xd = x.data
-        dt = xd.dtype
-        if float_only and dt is not float32 and dt.kind != "f":
+        # (An input that requires grad is floating: only constants can need the cast.)
+        if float_only and not x.requires_grad and xd.dtype.kind != "f":
             xd = xd.astype(float32)
         out, saved = op.forward(xd)
         if out.__class__ is not ndarray:
