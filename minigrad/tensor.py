@@ -36,7 +36,6 @@ asarray = np.asarray
 float32 = np.dtype(np.float32)
 
 
-
 # ``a * b``, ``x.tanh()`` ...: ``apply_op`` specialised for one and two inputs, with
 # the node creation written out and the op bound in a closure.  They run for every
 # elementwise op, and each Python call or generic loop is a visible share of a 4x4
@@ -63,29 +62,25 @@ def _binary_method(op, name: str, reflected: bool = False, doc: str | None = Non
             raise op_error(op, (a, b), {}, err) from None
         if out.__class__ is not ndarray:
             out = asarray(out)
+        if not ((a.requires_grad or b.requires_grad)
+                and (not GRAD_OFF[0] or STATE.grad_enabled)):
+            return _leaf(out)  # no gradient can flow: a constant, not a graph node
         node = _new(Tensor)
         node.data = out
         node.grad = None
-        if (a.requires_grad or b.requires_grad) and (not GRAD_OFF[0] or STATE.grad_enabled):
-            node.requires_grad = True
-            node.op = op
-            node.parents = (a, b)
-            node.saved = saved
-            # An elementwise op's rules return gradients in the output's shape and
-            # dtype.  They fit as they come (Node.fits) if numpy promoted nothing and
-            # broadcast no input that gets a gradient (``x * 2`` fits, ``x + bias`` not).
-            if not (elementwise and same_dtype):
-                node.fits = False
-            elif a.requires_grad and b.requires_grad:
-                node.fits = ad.shape == bd.shape
-            else:
-                node.fits = (ad if a.requires_grad else bd).shape == out.shape
-        else:
-            node.requires_grad = False
-            node.op = None
-            node.parents = ()
-            node.saved = ()
+        node.requires_grad = True
+        node.op = op
+        node.parents = (a, b)
+        node.saved = saved
+        # An elementwise op's rules return gradients in the output's shape and dtype.
+        # They fit as they come (Node.fits) if numpy promoted nothing and broadcast no
+        # input that gets a gradient (``x * 2`` fits, ``x + bias`` does not).
+        if not (elementwise and same_dtype):
             node.fits = False
+        elif a.requires_grad and b.requires_grad:
+            node.fits = ad.shape == bd.shape
+        else:
+            node.fits = (ad if a.requires_grad else bd).shape == out.shape
         node.attrs = None
         node.id = next_id()
         node.label = None
@@ -119,21 +114,16 @@ def _unary_method(op, name: str, doc: str | None = None):
         out, saved = op.forward(xd)
         if out.__class__ is not ndarray:
             out = asarray(out)
+        if not (x.requires_grad and (not GRAD_OFF[0] or STATE.grad_enabled)):
+            return _leaf(out)  # no gradient can flow: a constant, not a graph node
         node = _new(Tensor)
         node.data = out
         node.grad = None
-        if x.requires_grad and (not GRAD_OFF[0] or STATE.grad_enabled):
-            node.requires_grad = True
-            node.op = op
-            node.parents = (x,)
-            node.saved = saved
-            node.fits = elementwise  # one input, which requires grad, so is float: never cast
-        else:
-            node.requires_grad = False
-            node.op = None
-            node.parents = ()
-            node.saved = ()
-            node.fits = False
+        node.requires_grad = True
+        node.op = op
+        node.parents = (x,)
+        node.saved = saved
+        node.fits = elementwise  # one input, which requires grad, so is float: never cast
         node.attrs = None
         node.id = next_id()
         node.label = None
@@ -810,27 +800,21 @@ def _prepare(extra, datas, op) -> None:
 def _node(op, out, parents, saved, attrs) -> Tensor:
     if out.__class__ is not ndarray:
         out = asarray(out)
+    if GRAD_OFF[0] and not STATE.grad_enabled:
+        return _leaf(out)
+    for p in parents:
+        if p.requires_grad:
+            break
+    else:
+        return _leaf(out)  # no gradient can flow: a constant, not a graph node
     node = _new(Tensor)
     node.data = out
     node.grad = None
-    requires = False
-    if not GRAD_OFF[0] or STATE.grad_enabled:
-        for p in parents:
-            if p.requires_grad:
-                requires = True
-                break
-    if requires:
-        node.requires_grad = True
-        node.op = op
-        node.parents = parents
-        node.saved = saved
-        node.attrs = attrs or None
-    else:
-        node.requires_grad = False
-        node.op = None
-        node.parents = ()
-        node.saved = ()
-        node.attrs = None
+    node.requires_grad = True
+    node.op = op
+    node.parents = parents
+    node.saved = saved
+    node.attrs = attrs or None
     node.id = next_id()
     node.label = None
     node.trace = None

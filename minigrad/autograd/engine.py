@@ -227,12 +227,7 @@ def _run_tensor(order, retain_graph) -> None:
                     else:
                         parent.grad = local
                     continue
-                data = parent.data
-                if (parent.grad is None and parent.op is not None
-                        and local.shape == data.shape and local.dtype is data.dtype):
-                    parent.grad = local  # a non-leaf's first contribution: kept as is
-                else:
-                    _accumulate_array(parent, local, g, owned)
+                _accumulate_array(parent, local, g, owned)
         if not retain_graph:
             node.saved = None
 
