@@ -26,10 +26,14 @@ from .function import Function
 from .memory import GraphMemory, graph_memory
 from .tensor import (
     Tensor,
+    apply_op,
     arange,
     cat,
+    concatenate,
     full,
     manual_seed,
+    maximum,
+    minimum,
     ones,
     ones_like,
     rand,
@@ -46,8 +50,9 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AnomalyError", "Function", "GradcheckError", "GraphMemory", "GraphReleasedError", "Tape",
-    "Tensor", "Value", "arange", "cat", "detect_anomaly", "enable_grad", "full", "gradcheck",
-    "graph_memory", "is_grad_enabled", "manual_seed", "no_grad", "ones", "ones_like", "rand",
-    "randn", "record", "set_grad_enabled", "stack", "tensor", "topological_order", "where",
-    "zeros", "zeros_like", "data", "functional", "nn", "optim",
+    "Tensor", "Value", "apply_op", "arange", "cat", "concatenate", "detect_anomaly",
+    "enable_grad", "full", "gradcheck", "graph_memory", "is_grad_enabled", "manual_seed",
+    "maximum", "minimum", "no_grad", "ones", "ones_like", "rand", "randn", "record",
+    "set_grad_enabled", "stack", "tensor", "topological_order", "where", "zeros", "zeros_like",
+    "data", "functional", "nn", "optim",
 ]

@@ -146,6 +146,7 @@ class Function:
         # parent slot -> position in args, so backward's results can be routed
         ctx._positions = tuple(i for i, a in enumerate(args) if isinstance(a, Node))
         ctx._nargs = len(args)
+        ctx._shapes = tuple(np.shape(n.data) for n in nodes)  # to check backward's results
         ctx._last = max((s for s, i in enumerate(ctx._positions) if needs[i]), default=-1)
         parents = tuple(nodes)
         if scalar:
@@ -230,6 +231,26 @@ def _run_backward(cls, ctx, g, saved):
             gr = gr.data
         if scalar:
             out.append(float(gr))
-        else:
-            out.append(np.asarray(gr))
+            continue
+        gr = np.asarray(gr)
+        shape = ctx._shapes[slot]
+        if gr.shape != shape and not _sums_to(gr.shape, shape):
+            raise ValueError(
+                f"{name}.backward returned a gradient of shape {gr.shape} for input "
+                f"{positions[slot]}, which has shape {shape}: each gradient must have its "
+                f"input's shape (or a shape that broadcasting made from it)")
+        # The engine may keep a result as a leaf's .grad: never let two inputs share one
+        # array, or a gradient be an array that was saved (e.g. an input's own data).
+        if any(gr is other for other in out) or any(gr is s for s in saved):
+            gr = gr.copy()
+        out.append(gr)
     return out
+
+
+def _sums_to(big: tuple, small: tuple) -> bool:
+    """Whether numpy broadcasting can turn shape ``small`` into ``big`` (so unbroadcast
+    can sum a gradient of shape ``big`` back down)."""
+    if len(small) > len(big):
+        return False
+    tail = big[len(big) - len(small):]
+    return all(s == 1 or s == b for s, b in zip(small, tail))

@@ -115,8 +115,10 @@ DIV = _op("div", "÷", lambda a, b: (fdiv(a, b), (a, b)),
           (lambda g, a, b: fdiv(g, b), lambda g, a, b: -fdiv(g * a, b * b)),
           "∂/∂a = 1/b,  ∂/∂b = −a/b²", (_ANY, _POS))
 POW = _op("pow", "**", lambda x, p: ((out := fpow(x, p)), (x, p, out)),
-          (lambda g, x, p, out: g * p * fpow(x, p - 1), _pow_grad_exponent),
-          "∂/∂x = p·x^(p−1),  ∂/∂p = x^p·ln x", (_POS, (-2.0, 3.0)))
+          (lambda g, x, p, out: g * p * fpow(x, p - 1) if p else 0.0, _pow_grad_exponent),
+          "∂/∂x = p·x^(p−1) (0 where p = 0),  ∂/∂p = x^p·ln x", (_POS, (-2.0, 3.0)),
+          "At p = 0 the power is the constant 1, so ∂/∂x is 0 even at x = 0, where "
+          "p·x^(p−1) would be 0·inf = nan (PyTorch agrees).")
 NEG = _op("neg", "−", lambda x: (-x, ()), (lambda g: -g,), "∂/∂x = −1", (_ANY,))
 EXP = _op("exp", "exp", lambda x: ((out := fexp(x)), (out,)),
           (lambda g, out: g * out,), "∂/∂x = exp(x) = out", (_ANY,))

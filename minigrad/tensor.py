@@ -22,11 +22,12 @@ import numbers
 import numpy as np
 
 from . import tensor_ops as ops
-from .autograd.node import Node, announce, init_node, next_id
+from .autograd.node import Node, announce, init_node, mark_modified, next_id
 from .autograd.state import GRAD_OFF, HOOKS, STATE
 
 __all__ = [
-    "Tensor", "apply_op", "arange", "cat", "concatenate", "full", "manual_seed", "ones",
+    "Tensor", "apply_op", "arange", "cat", "concatenate", "full", "manual_seed", "maximum",
+    "minimum", "ones",
     "ones_like", "rand", "randn", "stack", "tensor", "where", "zeros", "zeros_like",
 ]
 
@@ -45,11 +46,10 @@ float32 = np.dtype(np.float32)
 def _binary_method(op, name: str, reflected: bool = False, doc: str | None = None):
     """The Tensor method ``name``: ``op(self, other)``, or ``op(other, self)`` if reflected."""
     elementwise = op.elementwise
+    forward = op.forward  # (ops are frozen records: bind once)
 
-    def binary(a, b):
-        if a.__class__ is not Tensor and not isinstance(a, Tensor):
-            a = _lift(a, b.data.dtype, op.name)
-        elif b.__class__ is not Tensor and not isinstance(b, Tensor):
+    def binary(a, b):  # ``a`` is a Tensor: self, or the lifted operand of a reflected op
+        if type(b) is not Tensor and not isinstance(b, Tensor):
             b = _lift(b, a.data.dtype, op.name)
         ad = a.data
         bd = b.data
@@ -57,10 +57,10 @@ def _binary_method(op, name: str, reflected: bool = False, doc: str | None = Non
         if not same_dtype:
             ad, bd = _promote(ad, bd)
         try:
-            out, saved = op.forward(ad, bd)
+            out, saved = forward(ad, bd)
         except (ValueError, TypeError) as err:
             raise op_error(op, (a, b), {}, err) from None
-        if out.__class__ is not ndarray:
+        if type(out) is not ndarray:
             out = asarray(out)
         if not ((a.requires_grad or b.requires_grad)
                 and (not GRAD_OFF[0] or STATE.grad_enabled)):
@@ -91,7 +91,7 @@ def _binary_method(op, name: str, reflected: bool = False, doc: str | None = Non
 
     if reflected:
         def method(self, other):
-            return binary(other, self)
+            return binary(_lift(other, self.data.dtype, op.name), self)
     else:
         method = binary
     method.__name__ = name
@@ -105,14 +105,15 @@ def _unary_method(op, name: str, doc: str | None = None):
     """The Tensor method ``name``: ``op(self)``."""
     elementwise = op.elementwise
     float_only = bool(op.extra.get("float_only"))
+    forward = op.forward
 
     def method(x):
         xd = x.data
         # (An input that requires grad is floating: only constants can need the cast.)
         if float_only and not x.requires_grad and xd.dtype.kind != "f":
             xd = xd.astype(float32)
-        out, saved = op.forward(xd)
-        if out.__class__ is not ndarray:
+        out, saved = forward(xd)
+        if type(out) is not ndarray:
             out = asarray(out)
         if not (x.requires_grad and (not GRAD_OFF[0] or STATE.grad_enabled)):
             return _leaf(out)  # no gradient can flow: a constant, not a graph node
@@ -315,7 +316,9 @@ class Tensor(Node):
         Like PyTorch, it is refused where it would silently break gradients: on a
         tensor that requires grad while grad mode is on (the update would have to
         be part of the graph), and on a non-leaf (its op may have saved this very
-        array for backward).
+        array for backward).  Otherwise it is allowed and recorded
+        (``mark_modified``): a graph that saved the old values refuses to
+        backward rather than use the new ones.
         """
         if self.op is not None:
             raise RuntimeError(
@@ -341,6 +344,7 @@ class Tensor(Node):
             raise TypeError(
                 f"in-place '{symbol}=': cannot store a {value.dtype} result in a "
                 f"{self.data.dtype} tensor; cast first (e.g. .float())") from err
+        mark_modified((self,))  # a graph that saved the old values can no longer backward
         return self
 
     def __iadd__(self, other):
@@ -424,10 +428,22 @@ class Tensor(Node):
         return apply_op(ops.GELU, self, approximate=approximate)
 
     def clip(self, min=None, max=None):
-        """Limit values to [min, max] (either may be None); the gradient is 0 outside."""
+        """Limit values to [min, max]; the gradient is 0 outside.
+
+        Either bound may be None, a number, or a constant tensor/array that
+        broadcasts to this tensor's shape (bounds get no gradient).  Float bounds
+        on an integer tensor give float32, as in PyTorch.
+        """
         if min is None and max is None:
             raise ValueError("clip: give min, max or both")
-        return apply_op(ops.CLIP, self, min=_number(min, "clip"), max=_number(max, "clip"))
+        lo, hi = _bound(min, self, "clip"), _bound(max, self, "clip")
+        x = self
+        if x.data.dtype.kind != "f" and any(
+                isinstance(b, float) or getattr(b, "dtype", None) is not None
+                and b.dtype.kind == "f" for b in (lo, hi)):
+            x = x.float()
+            lo, hi = _bound(lo, x, "clip"), _bound(hi, x, "clip")
+        return apply_op(ops.CLIP, x, min=lo, max=hi)
 
     clamp = clip
 
@@ -474,10 +490,9 @@ class Tensor(Node):
 
     # --- shape ---------------------------------------------------------------------------
     def reshape(self, *shape):
-        shape = _shape_arg(shape, "reshape")
-        if shape == self.data.shape:
-            return self
-        return apply_op(ops.RESHAPE, self, shape=shape)
+        # (Always a new tensor, even for the same shape: renaming or re-flagging the
+        # result must not change ``self``, as with PyTorch's views.)
+        return apply_op(ops.RESHAPE, self, shape=_shape_arg(shape, "reshape"))
 
     view = reshape
 
@@ -612,6 +627,9 @@ def _leaf(arr, label=None) -> Tensor:
     return init_node(_new(Tensor), arr, False, None, (), (), None, label)
 
 
+_NUMBERS = (float, int, np.floating, np.integer, np.bool_)
+
+
 def _lift(x, like: np.dtype | None, op_name: str) -> Tensor:
     """A non-tensor operand as a constant tensor whose dtype does not promote ``like``.
 
@@ -620,10 +638,10 @@ def _lift(x, like: np.dtype | None, op_name: str) -> Tensor:
     """
     if isinstance(x, Tensor):
         return x
-    if isinstance(x, (float, int)) and not isinstance(x, np.generic):
+    if isinstance(x, _NUMBERS):  # numpy scalars count as numbers too, as in PyTorch
         if like is not None and like.kind == "f":
             return _leaf(np.array(x, dtype=like))
-        if isinstance(x, float):
+        if isinstance(x, (float, np.floating)):
             return _leaf(np.array(x, dtype=float32))
         return _leaf(np.array(x))
     if isinstance(x, Node):
@@ -638,12 +656,24 @@ def _lift(x, like: np.dtype | None, op_name: str) -> Tensor:
 
 
 def _promote(ad, bd):
-    """Cast an integer/bool operand to the other operand's float dtype (PyTorch's rule)."""
+    """Operands of different dtypes, cast where PyTorch's rules differ from numpy's.
+
+    * An integer/bool operand takes the other operand's float dtype.
+    * A 0-d operand does not widen an operand with dimensions of the same kind:
+      a float32 matrix times a 0-d float64 tensor stays float32 (numpy would
+      give float64).  Between two operands with dimensions numpy's rule stands
+      (float32 with float64 gives float64).
+    """
     ka, kb = ad.dtype.kind, bd.dtype.kind
     if ka == "f" and kb != "f":
         bd = bd.astype(ad.dtype)
     elif kb == "f" and ka != "f":
         ad = ad.astype(bd.dtype)
+    elif ka == kb and (ad.ndim == 0) != (bd.ndim == 0):
+        if ad.ndim == 0:
+            ad = ad.astype(bd.dtype)
+        else:
+            bd = bd.astype(ad.dtype)
     return ad, bd
 
 
@@ -655,6 +685,48 @@ def _number(x, op_name):
     if not isinstance(x, numbers.Real):
         raise TypeError(f"{op_name}: expected a number or None, got {type(x).__name__}")
     return float(x)
+
+
+def _size_arg(args, op_name) -> tuple:
+    """A constructor's shape: like ``_shape_arg``, and every size must be >= 0."""
+    shape = _shape_arg(args, op_name)
+    if any(n < 0 for n in shape):
+        raise ValueError(f"{op_name}: sizes must be >= 0, got shape {shape}")
+    return shape
+
+
+def _bound(b, x, op_name):
+    """A clip bound: None, a number, or a constant array in ``x``'s float dtype."""
+    if b is None:
+        return None
+    if isinstance(b, Tensor):
+        if b.requires_grad:
+            raise TypeError(f"{op_name}: a bound that requires grad is not supported; "
+                            f"write x.maximum(lo).minimum(hi) to get gradients for bounds")
+        b = b.data
+    if isinstance(b, _NUMBERS) and not isinstance(b, np.ndarray):
+        return float(b) if isinstance(b, (float, np.floating)) else int(b)
+    if isinstance(b, Node):
+        raise TypeError(f"{op_name}: expected a number, array or Tensor bound, got "
+                        f"{type(b).__name__}")
+    try:
+        arr = np.asarray(b)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is None or arr.dtype.kind not in "fiub":
+        raise TypeError(f"{op_name}: expected a number, array or Tensor bound, got "
+                        f"{type(b).__name__}")
+    shape = x.data.shape
+    try:
+        fits = np.broadcast_shapes(arr.shape, shape) == shape
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError(f"{op_name}: a bound of shape {arr.shape} does not broadcast to "
+                         f"the tensor's shape {shape}")
+    if x.data.dtype.kind == "f":
+        arr = arr.astype(x.data.dtype, copy=False)  # bounds never promote the tensor
+    return arr
 
 
 def _shape_arg(args, op_name) -> tuple:
@@ -698,7 +770,7 @@ def _index(index) -> tuple:
         if isinstance(i, Tensor):
             i = i.data
         elif isinstance(i, list):
-            i = asarray(i)
+            i = asarray(i) if i else np.zeros(0, dtype=np.intp)  # x[[]]: an empty selection
         if isinstance(i, ndarray) and i.dtype.kind not in "iub":
             raise IndexError(f"getitem: index arrays must be integer or bool, got dtype {i.dtype}")
         out.append(i)
@@ -865,6 +937,25 @@ def stack(tensors, axis: int = 0) -> Tensor:
     return apply_op(ops.STACK, *_tensor_list(tensors, "stack"), axis=int(axis))
 
 
+def maximum(a, b) -> Tensor:
+    """Elementwise larger value (``np.maximum``); a tie shares the gradient half and half."""
+    return _either(Tensor.maximum, a, b, "maximum")
+
+
+def minimum(a, b) -> Tensor:
+    """Elementwise smaller value (``np.minimum``); a tie shares the gradient half and half."""
+    return _either(Tensor.minimum, a, b, "minimum")
+
+
+def _either(method, a, b, op_name) -> Tensor:
+    """``method(a, b)`` when either operand (not necessarily the first) is a Tensor."""
+    if not isinstance(a, Tensor):
+        if not isinstance(b, Tensor):
+            raise TypeError(f"{op_name}: give at least one Tensor (for arrays use np.{op_name})")
+        a = _lift(a, b.data.dtype, op_name)
+    return method(a, b)
+
+
 def where(condition, a, b) -> Tensor:
     """``a`` where ``condition`` (a bool tensor or array) holds, else ``b``."""
     cond = condition.data if isinstance(condition, Tensor) else asarray(condition)
@@ -917,17 +1008,17 @@ def tensor(data, requires_grad: bool = False, dtype=None, name: str | None = Non
 
 def zeros(*shape, dtype=None, requires_grad: bool = False, name: str | None = None) -> Tensor:
     dtype = float32 if dtype is None else dtype
-    return _make(np.zeros(_shape_arg(shape, "zeros"), dtype=dtype), requires_grad, name)
+    return _make(np.zeros(_size_arg(shape, "zeros"), dtype=dtype), requires_grad, name)
 
 
 def ones(*shape, dtype=None, requires_grad: bool = False, name: str | None = None) -> Tensor:
     dtype = float32 if dtype is None else dtype
-    return _make(np.ones(_shape_arg(shape, "ones"), dtype=dtype), requires_grad, name)
+    return _make(np.ones(_size_arg(shape, "ones"), dtype=dtype), requires_grad, name)
 
 
 def full(shape, fill_value, dtype=None, requires_grad: bool = False,
          name: str | None = None) -> Tensor:
-    arr = np.full(_shape_arg((shape,), "full"), fill_value, dtype=dtype)
+    arr = np.full(_size_arg((shape,), "full"), fill_value, dtype=dtype)
     if dtype is None and arr.dtype == np.float64:
         arr = arr.astype(float32)
     return _make(arr, requires_grad, name)
@@ -952,7 +1043,7 @@ def randn(*shape, generator=None, seed=None, dtype=None, requires_grad: bool = F
     """
     rng = _generator(generator, seed)
     dtype = _float_dtype(dtype, "randn")
-    return _make(rng.standard_normal(_shape_arg(shape, "randn"), dtype=dtype), requires_grad, name)
+    return _make(rng.standard_normal(_size_arg(shape, "randn"), dtype=dtype), requires_grad, name)
 
 
 def rand(*shape, generator=None, seed=None, dtype=None, requires_grad: bool = False,
@@ -960,7 +1051,7 @@ def rand(*shape, generator=None, seed=None, dtype=None, requires_grad: bool = Fa
     """Uniform samples in [0, 1) (see ``randn`` for the generator)."""
     rng = _generator(generator, seed)
     dtype = _float_dtype(dtype, "rand")
-    return _make(rng.random(_shape_arg(shape, "rand"), dtype=dtype), requires_grad, name)
+    return _make(rng.random(_size_arg(shape, "rand"), dtype=dtype), requires_grad, name)
 
 
 def arange(start, stop=None, step=1, dtype=None, requires_grad: bool = False,

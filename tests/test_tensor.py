@@ -387,7 +387,10 @@ class TestShapeOps:
         assert x.reshape(3, 4).shape == (3, 4)
         assert x.reshape((2, -1)).shape == (2, 6)
         assert x.reshape([4, 3]).shape == (4, 3)
-        assert x.view(12) is x
+        same = x.view(12)  # a new node even for the same shape: renaming it leaves x alone
+        assert same is not x and same.op.name == "reshape"
+        same.name = "flat"
+        assert x.name is None
         with pytest.raises(ValueError, match=r"reshape.*\(12,\).*\(5, -1\)|reshape.*size 12"):
             x.reshape(5, -1)
 

@@ -34,9 +34,9 @@ import math
 import numpy as np
 
 from .graph import topological_order
-from .state import HOOKS, STATE
+from .state import HOOKS, MODIFIED, STATE
 
-__all__ = ["backward", "unbroadcast", "GraphReleasedError"]
+__all__ = ["backward", "unbroadcast", "check_unmodified", "GraphReleasedError"]
 
 
 class GraphReleasedError(RuntimeError):
@@ -116,6 +116,33 @@ def _released_error(node):
     )
 
 
+def check_unmodified(order) -> None:
+    """Refuse a graph whose saved arrays were changed in place after they were saved.
+
+    ``y = x * w`` saves ``w`` for ``dy/dx = w``; an optimizer step or ``w -= ...``
+    under ``no_grad()`` before ``y.backward()`` would make that gradient use the
+    new ``w`` silently.  PyTorch raises here too ("modified by an inplace
+    operation").  A change stamps the leaf (``node.mark_modified``) with a value
+    of the counter that numbers nodes, so the test per edge is one comparison:
+    stamped after the node was made, and the node saved (part of) its data.
+    """
+    for node in order:
+        saved = node.saved
+        if not saved:
+            continue
+        arrays = [s for s in saved if isinstance(s, np.ndarray)]
+        for parent in node.parents:
+            stamp = getattr(parent, "_modified_at", 0)
+            if stamp > node.id and any(np.may_share_memory(a, parent.data) for a in arrays):
+                label = f" '{parent.label}'" if parent.label else ""
+                raise RuntimeError(
+                    f"backward(): tensor #{parent.id}{label} of shape {parent.data.shape} was "
+                    f"changed in place (by an optimizer step or `+=`-style update under "
+                    f"no_grad()) after op '{node.op.name}' (node #{node.id}) saved it for "
+                    f"backward, so its gradient would silently use the new values. Call "
+                    f"backward() before updating, or recompute the forward pass after it.")
+
+
 def _not_finite(x) -> bool:
     if isinstance(x, np.ndarray):
         return not np.isfinite(x).all()
@@ -132,12 +159,18 @@ def backward(root, gradient=None, retain_graph: bool = False) -> None:
         )
     seed = _seed(root, gradient)
     if root.op is None:  # backward() on a leaf: dL/dL = 1 accumulates like any leaf
-        root.grad = seed if root.grad is None else root.grad + seed
+        if root.grad is not None:
+            root.grad = root.grad + seed
+        else:  # the leaf's .grad is its own, not the caller's gradient array
+            given = gradient is not None and isinstance(seed, np.ndarray)
+            root.grad = seed.copy() if given else seed
         return
     if root.saved is None:
         raise _released_error(root)
     # Only nodes made by an op have a rule to run; leaves just receive.
     order = topological_order(root, leaves=False)
+    if MODIFIED[0] > order[0].id:  # something changed in place since this graph began
+        check_unmodified(order)
     for node in order:  # a non-leaf's .grad holds this pass's sum only
         node.grad = None
     root.grad = seed

@@ -49,10 +49,14 @@ def gradcheck(fn, *inputs, eps=1e-6, atol=1e-5, rtol=1e-3, seed=0, upstream=None
     """Check ``fn``'s gradients against central differences; True or ``GradcheckError``.
 
     ``inputs`` are Values or Tensors (arguments that are not nodes are passed
-    through as constants).  They are copied to float64 leaves; only those with
-    ``requires_grad`` are checked.  The error names the input and the worst
-    element.
+    through as constants), given one by one, ``gradcheck(fn, x, y)``, or as
+    one tuple or list, ``gradcheck(fn, (x, y))``, the way PyTorch takes them;
+    either way ``fn`` is called as ``fn(x, y)``.  They are copied to float64
+    leaves; only those with ``requires_grad`` are checked.  The error names the
+    input and the worst element.
     """
+    if len(inputs) == 1 and isinstance(inputs[0], (tuple, list)):
+        inputs = tuple(inputs[0])  # PyTorch's form: the inputs as one sequence
     rng = np.random.default_rng(seed)
     leaves = [_float64_copy(x) if isinstance(x, Node) else x for x in inputs]
     checked = [i for i, x in enumerate(leaves) if isinstance(x, Node) and x.requires_grad]

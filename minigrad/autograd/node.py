@@ -17,7 +17,14 @@ A ``Node`` is one value in a computation together with how it was made:
 ``fits``             True when the op is elementwise and no input was broadcast
                      or promoted: each rule's result already has its input's
                      shape and dtype, so backward adds it in unchecked
+``_modified_at``     a leaf's stamp from the id counter at its last in-place
+                     change (``mark_modified``); unset until then
 ===================  ==========================================================
+
+In-place changes are tracked the way PyTorch's version counters are, at no
+cost per op: ``mark_modified`` stamps the changed leaf with a fresh value of
+the same counter that numbers nodes, so "changed after node ``n`` saved it"
+is simply ``leaf._modified_at > n.id``, checked by backward.
 
 Nodes hold references to their parents only, never to their children or to
 closures over themselves, so a graph has no reference cycles and is freed by
@@ -29,9 +36,9 @@ from __future__ import annotations
 import itertools
 
 from . import engine
-from .state import HOOKS, STATE
+from .state import HOOKS, MODIFIED, STATE
 
-__all__ = ["Node", "next_id", "init_node", "announce"]
+__all__ = ["Node", "next_id", "init_node", "announce", "mark_modified"]
 
 _ids = itertools.count(1)
 next_id = _ids.__next__
@@ -50,6 +57,7 @@ class Node:
         "label",
         "trace",
         "fits",
+        "_modified_at",
         "__weakref__",
     )
 
@@ -99,9 +107,25 @@ def init_node(node, data, requires_grad, op, parents, saved, attrs, label):
     node.label = label
     node.trace = None
     node.fits = False
+    node._modified_at = 0
     if HOOKS[0]:
         announce(node)
     return node
+
+
+def mark_modified(nodes) -> None:
+    """Record that these leaves' ``data`` just changed in place.
+
+    ``t += 1`` under ``no_grad()`` and an optimizer step overwrite arrays that a
+    graph built earlier may have saved for backward (``x * w`` saves ``w``).
+    Backward then refuses to run on stale values instead of returning a wrong
+    gradient (see ``engine.check_unmodified``).  Writing to ``t.data`` directly
+    is not tracked, as in PyTorch.
+    """
+    stamp = next_id()
+    for node in nodes:
+        node._modified_at = stamp
+    MODIFIED[0] = stamp
 
 
 def announce(node) -> None:

@@ -25,6 +25,10 @@ class _State(threading.local):
 STATE = _State()
 GRAD_OFF = [0]
 HOOKS = [0]
+#: The stamp (``node.mark_modified``) of the latest in-place change in any thread,
+#: 0 if none yet.  Backward inspects a graph for stale saved arrays only when this
+#: is newer than the graph's oldest node: one comparison per backward call.
+MODIFIED = [0]
 _lock = threading.Lock()
 
 

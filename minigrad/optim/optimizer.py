@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.grad_mode import no_grad
+from ..autograd.node import mark_modified
 
 __all__ = ["Optimizer"]
 
@@ -84,6 +85,10 @@ class Optimizer:
         with no_grad():
             for group in self.param_groups:
                 self._step_group(group)
+        # A graph built before this step saved the old values: backward through it
+        # now raises instead of mixing old activations with new weights.
+        mark_modified([p for group in self.param_groups for p in group["params"]
+                       if p.grad is not None])
 
     def _step_group(self, group) -> None:
         """One group's update: calls ``_update`` per parameter (subclasses may fuse the loop)."""

@@ -63,24 +63,52 @@ MUL = _elementwise_op(
     "∂/∂a = b,  ∂/∂b = a", _binary_cases(uniform, uniform),
     doc="Each input's gradient is the upstream gradient times the *other* input.",
     promote=True)
+def _div_forward(a, b):
+    if a.dtype.kind in "biu" and b.dtype.kind in "biu":
+        # True division of integers gives PyTorch's default float32, not numpy's float64
+        # (such inputs never need a gradient, so the rules below never see them).
+        a = a.astype(np.float32)
+        b = b.astype(np.float32)
+    out = a / b
+    return out, (b, out)
+
+
 DIV = _elementwise_op(
-    "div", "÷", lambda a, b: ((out := a / b), (b, out)),
+    "div", "÷", _div_forward,
     (lambda g, b, out: nd(g / b), lambda g, b, out: nd(-g * out / b)),
     "∂/∂a = 1/b,  ∂/∂b = −a/b² = −out/b", _binary_cases(uniform, away_from_zero),
     promote=True)
 
 
+def _pow_grad_base(g, x, p, out):
+    # p·x^(p−1), exactly 0 where p = 0 (as in PyTorch): there x^(p−1) may be inf (x = 0)
+    # and 0·inf is NaN.  An exponent per element is raised to 0 instead where p = 0
+    # (x^0 = 1 for every x), which changes no other element; adding the bool mask keeps
+    # p's dtype.  A scalar exponent (x ** 2, the common case) just takes a branch.
+    if p.ndim:
+        return nd(g * p * x ** (p - 1 + (p == 0)))
+    return nd(g * p * x ** (p - 1)) if p else nd(g * p)
+
+
 def _pow_grad_exponent(g, x, p, out):
-    # d(x^p)/dp = x^p · ln x; where x = 0 the limit (for p > 0) is 0.
+    # d(x^p)/dp = x^p · ln x.  Where x = 0 and p ≥ 0 it is 0, the limit (as in PyTorch;
+    # numerically 0·(−inf)).  Where x < 0, ln x is undefined and so is the gradient: NaN,
+    # as in PyTorch (x^p is only real there for integer p, so it has no slope in p).
     with np.errstate(divide="ignore", invalid="ignore"):
-        logx = np.log(np.where(x > 0, x, 1))
-    return nd(g * out * logx)
+        return nd(g * np.where((x == 0) & (p >= 0), 0, out * np.log(x)))
 
 
 POW = _elementwise_op(
     "pow", "**", lambda x, p: ((out := x**p), (x, p, out)),
-    (lambda g, x, p, out: nd(g * p * x ** (p - 1)), _pow_grad_exponent),
-    "∂/∂x = p·x^(p−1),  ∂/∂p = x^p·ln x", _binary_cases(_pos, uniform), promote=True)
+    (_pow_grad_base, _pow_grad_exponent),
+    "∂/∂x = p·x^(p−1) (0 where p = 0),  ∂/∂p = x^p·ln x (0 where x = 0 and p ≥ 0; "
+    "NaN where x < 0)",
+    _binary_cases(_pos, uniform),
+    doc="Power rule for the base; x^p·ln x for the exponent, which needs x > 0.  At the "
+        "edges the gradients follow PyTorch: ∂/∂x is 0 wherever p = 0 (even at x = 0, where "
+        "p·x^(p−1) would be 0·inf), ∂/∂p is 0 at x = 0 for p ≥ 0 (the limit) and NaN for "
+        "a negative base (ln x is undefined).",
+    promote=True)
 NEG = _elementwise_op("neg", "−", lambda x: (-x, ()), (lambda g: nd(-g),), "∂/∂x = −1",
                 _unary_cases(uniform))
 
@@ -142,7 +170,10 @@ def _clip_forward(x, min=None, max=None):
 
 
 def _clip_label(attrs):
-    return f"clip[{attrs.get('min')}, {attrs.get('max')}]"
+    def show(b):  # an array bound is shown by its shape, not its values
+        return f"array{b.shape}" if isinstance(b, np.ndarray) else b
+
+    return f"clip[{show(attrs.get('min'))}, {show(attrs.get('max'))}]"
 
 
 CLIP = _elementwise_op(
@@ -204,6 +235,7 @@ LEAKY_RELU = _elementwise_op(
     "∂/∂x = 1 if x > 0 else negative_slope",
     _unary_cases(away_from_zero, negative_slope=0.1),
     label=lambda attrs: f"LeakyReLU({attrs.get('negative_slope', 0.01)})",
+    float_only=True,
 )
 
 _erf_scalar = np.frompyfunc(math.erf, 1, 1)

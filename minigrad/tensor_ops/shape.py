@@ -28,18 +28,55 @@ RESHAPE = tensor_op(
 )
 
 
+def _permutation(axes, shape) -> tuple:
+    """``axes`` checked and normalised: a permutation of ``range(ndim)``, negatives counted
+    from the end.  It raises a clear error for a wrong count, a repeat or an axis out of
+    range (``op_error`` adds the op and the input's shape and dtype), before numpy can.
+
+    Normalising matters for the backward, which inverts the permutation with
+    ``argsort``: ``argsort((-1, 0))`` is ``(0, 1)``, not the inverse of ``(1, 0)``.
+    """
+    ndim = len(shape)
+    if len(axes) != ndim:
+        raise ValueError(f"axes {tuple(axes)} are not a permutation of the {ndim} axes of a "
+                         f"tensor of shape {shape} (give each axis once)")
+    perm = []
+    for a in axes:
+        if not -ndim <= a < ndim:
+            raise IndexError(f"axis {a} in {tuple(axes)} is out of range for a tensor of shape "
+                             f"{shape} (valid axes: {-ndim} to {ndim - 1})")
+        perm.append(a % ndim)
+    if len(set(perm)) != ndim:
+        twice = next(a for a in perm if perm.count(a) > 1)
+        raise ValueError(f"axes {tuple(axes)} are not a permutation of the {ndim} axes of a "
+                         f"tensor of shape {shape} (axis {twice} is given twice)")
+    return tuple(perm)
+
+
+def _transpose_forward(x, axes=None):
+    if axes is None:
+        return x.transpose(), ()
+    return x.transpose(_permutation(axes, x.shape)), ()
+
+
 def _transpose_grad(g, axes=None, **_):
     if axes is None:
         return g.transpose()
-    return g.transpose(np.argsort(axes))
+    # A node records the axes as given (-1 ...); g has x's rank, so ``% g.ndim``
+    # normalises them as the forward did before argsort inverts the permutation.
+    return g.transpose(np.argsort([a % g.ndim for a in axes]))
 
 
 TRANSPOSE = tensor_op(
-    "transpose", "ᵀ", lambda x, axes=None: (x.transpose(axes), ()), (_transpose_grad,),
+    "transpose", "ᵀ", _transpose_forward, (_transpose_grad,),
     "∂/∂x: apply the inverse permutation to the gradient",
     lambda rng: [((uniform(rng, (3, 4)),), {"axes": None}),
                  ((uniform(rng, (2, 3, 4)),), {"axes": (1, 2, 0)}),
-                 ((uniform(rng, (2, 3, 4)),), {"axes": None})],
+                 ((uniform(rng, (2, 3, 4)),), {"axes": None}),
+                 ((uniform(rng, (3, 4)),), {"axes": (-1, 0)}),
+                 ((uniform(rng, (3, 3)),), {"axes": (-1, -2)}),
+                 ((uniform(rng, (2, 3, 4)),), {"axes": (-1, 0, 1)}),
+                 ((uniform(rng, (2, 3, 4, 5)),), {"axes": (2, -1, -4, 1)})],
     label=lambda a: "ᵀ" if a.get("axes") is None else f"permute{tuple(a['axes'])}",
 )
 
