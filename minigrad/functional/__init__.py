@@ -13,6 +13,11 @@ formula and a gradient-checked backward.  The ops that gain from being fused
 Activations and softmax are the Tensor's own ops, re-exported here so that
 ``F.relu(x)`` reads like PyTorch.  Axes are called ``axis`` (numpy's name),
 as on ``Tensor``.
+
+dtypes follow the Tensor methods (PyTorch's rule): float32 stays float32 and
+float64 stays float64, in the result and in every gradient; an int or bool
+input is a constant cast to the floating operands' dtype, float32 when none is
+floating (``_util.float_inputs``).  Integer class targets stay indices.
 """
 
 from __future__ import annotations
@@ -21,12 +26,13 @@ import numbers
 
 import numpy as np
 
-from ..tensor import Tensor, apply_op
+from ..tensor import apply_op
 from . import conv as _conv
 from . import linear as _linear
 from . import losses as _losses
 from . import norm as _norm
-from ._util import data_of, pair
+from ._util import as_tensor as _tensor
+from ._util import constant_like, data_of, float_inputs, is_parameter, pair
 
 __all__ = [
     "avg_pool2d", "batch_norm", "binary_cross_entropy", "binary_cross_entropy_with_logits",
@@ -35,15 +41,6 @@ __all__ = [
 ]
 
 _REDUCTIONS = ("mean", "sum", "none")
-
-
-def _tensor(x, fn) -> Tensor:
-    if isinstance(x, Tensor):
-        return x
-    try:
-        return Tensor(x)
-    except TypeError as err:
-        raise TypeError(f"{fn}: expected a Tensor or array, got {type(x).__name__}") from err
 
 
 def _shape(x) -> tuple:
@@ -63,8 +60,8 @@ def relu(x):
 
 
 def leaky_relu(x, negative_slope: float = 0.01):
-    """x if x > 0 else negative_slope · x."""
-    return _tensor(x, "leaky_relu").leaky_relu(negative_slope)
+    """x if x > 0 else negative_slope · x (an int input gives float32, not float64)."""
+    return float_inputs("leaky_relu", x)[0].leaky_relu(negative_slope)
 
 
 def gelu(x, approximate: str = "none"):
@@ -93,11 +90,12 @@ def log_softmax(x, axis: int = -1):
 
 # --- layers ---------------------------------------------------------------------------------
 def linear(x, weight, bias=None):
-    """``x @ weight.T + bias`` with ``weight`` of shape (out_features, in_features)."""
-    if isinstance(x, Tensor) and isinstance(weight, Tensor):  # the common case, fast
-        xs, ws = x.data.shape, weight.data.shape
-    else:
-        xs, ws = _shape(x), _shape(weight)
+    """``x @ weight.T + bias`` with ``weight`` of shape (out_features, in_features).
+
+    An int input takes the weight's float dtype, as ``x @ weight.T`` does.
+    """
+    x, weight, bias = float_inputs("linear", x, weight, bias)
+    xs, ws = x.data.shape, weight.data.shape
     if len(ws) != 2:
         raise ValueError(f"linear: weight must be 2-D (out_features, in_features), got {ws}")
     if not xs or xs[-1] != ws[1]:
@@ -105,7 +103,7 @@ def linear(x, weight, bias=None):
                          f"axis of the input must be in_features = {ws[1]}")
     if bias is None:
         return apply_op(_linear.LINEAR_NO_BIAS, x, weight)
-    bs = bias.data.shape if isinstance(bias, Tensor) else _shape(bias)
+    bs = bias.data.shape
     if bs != (ws[0],):
         raise ValueError(f"linear: bias must have shape ({ws[0]},) for weight {ws}, got {bs}")
     return apply_op(_linear.LINEAR, x, weight, bias)
@@ -117,6 +115,7 @@ def conv2d(x, weight, bias=None, stride=1, padding=0):
     Output shape (N, O, Ho, Wo) with Ho = (H + 2·padding − kh) // stride + 1.
     """
     stride, padding = pair(stride, "stride", "conv2d"), pair(padding, "padding", "conv2d")
+    x, weight, bias = float_inputs("conv2d", x, weight, bias)
     _conv.check_conv_args(_shape(x), _shape(weight), None if bias is None else _shape(bias),
                           stride, padding)
     if bias is None:
@@ -128,6 +127,7 @@ def _pool(op, fn, x, kernel_size, stride, padding):
     kernel = pair(kernel_size, "kernel_size", fn)
     stride = kernel if stride is None else pair(stride, "stride", fn)
     padding = pair(padding, "padding", fn)
+    (x,) = float_inputs(fn, x)  # max-pool pads with -inf, avg-pool scales by 1/k²: float work
     _conv.check_pool_input(_shape(x), kernel, stride, padding, fn)
     return apply_op(op, x, kernel=kernel, stride=stride, padding=padding)
 
@@ -145,13 +145,15 @@ def avg_pool2d(x, kernel_size=2, stride=None, padding=0):
 def dropout(x, p: float = 0.5, training: bool = True, rng=None):
     """Zero each element with probability ``p`` and scale the rest by 1/(1 − p).
 
-    The identity (the same tensor) when ``training`` is false or ``p == 0``.
+    The identity (the same tensor) when ``training`` is false or ``p == 0``; an
+    int or bool input becomes float32 in either mode, so the result's dtype does
+    not depend on ``training``.
     ``rng`` (a numpy Generator, an int seed, or None for ``minigrad.nn.init``'s
     default generator) draws one seed per call, stored in the node's attrs.
     """
     if isinstance(p, bool) or not isinstance(p, numbers.Real) or not 0 <= p <= 1:
         raise ValueError(f"dropout: p must be a probability in [0, 1], got {p!r}")
-    x = _tensor(x, "dropout")
+    (x,) = float_inputs("dropout", x)
     if not training or p == 0:
         return x
     from ..nn.init import get_rng
@@ -168,6 +170,13 @@ def batch_norm(x, running_mean=None, running_var=None, weight=None, bias=None,
     ``running_mean``/``running_var`` in place when given:
     ``r = (1 − momentum) · r + momentum · batch_stat`` (the variance unbiased, as in
     PyTorch).  Eval: uses the running statistics.
+
+    The input's float dtype wins: the running statistics and a ``weight``/``bias``
+    that is not a parameter (an array, or a tensor without requires_grad) are cast
+    to it.  A ``weight``/``bias`` that requires grad keeps its dtype and promotes
+    as in ``x * weight``: float64 parameters on a float32 input give a float64
+    result (and float32 gradients for the input).  An int input takes the
+    parameters' float dtype, float32 without any.
     """
     shape = _shape(x)
     if len(shape) < 2:
@@ -179,10 +188,8 @@ def batch_norm(x, running_mean=None, running_var=None, weight=None, bias=None,
         if v is not None and _shape(v) != (C,):
             raise ValueError(f"batch_norm: {name} must have shape ({C},) for an input with "
                              f"{C} channels {shape}, got {_shape(v)}")
-    x = _tensor(x, "batch_norm")
+    x, weight, bias = _affine_operands("batch_norm", x, weight, bias, (C,))
     dtype = x.data.dtype
-    weight = np.ones(C, dtype) if weight is None else weight
-    bias = np.zeros(C, dtype) if bias is None else bias
     if training:
         axes, _ = _norm.channel_axes(len(shape))
         count = x.data.size // max(C, 1)
@@ -211,8 +218,20 @@ def _as_dtype(v, dtype):
     return arr if arr.dtype == dtype else arr.astype(dtype)
 
 
+def _affine_operands(fn, x, weight, bias, shape):
+    """A norm's input as a float tensor, and γ, β in its dtype unless they are parameters."""
+    (x,) = float_inputs(fn, x, like=[v for v in (weight, bias) if is_parameter(v)])
+    dtype = x.data.dtype
+    weight = np.ones(shape, dtype) if weight is None else constant_like(weight, dtype)
+    bias = np.zeros(shape, dtype) if bias is None else constant_like(bias, dtype)
+    return x, weight, bias
+
+
 def layer_norm(x, normalized_shape, weight=None, bias=None, eps: float = 1e-5):
-    """Normalise over the trailing ``normalized_shape`` axes of each sample."""
+    """Normalise over the trailing ``normalized_shape`` axes of each sample.
+
+    dtypes as in ``batch_norm``: the input's float dtype wins over constant γ, β.
+    """
     norm_shape = ((int(normalized_shape),) if isinstance(normalized_shape, numbers.Integral)
                   else tuple(int(n) for n in normalized_shape))
     shape = _shape(x)
@@ -223,10 +242,7 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, eps: float = 1e-5):
     for name, v in (("weight", weight), ("bias", bias)):
         if v is not None and _shape(v) != norm_shape:
             raise ValueError(f"layer_norm: {name} must have shape {norm_shape}, got {_shape(v)}")
-    x = _tensor(x, "layer_norm")
-    dtype = x.data.dtype
-    weight = np.ones(norm_shape, dtype) if weight is None else weight
-    bias = np.zeros(norm_shape, dtype) if bias is None else bias
+    x, weight, bias = _affine_operands("layer_norm", x, weight, bias, norm_shape)
     return apply_op(_norm.LAYER_NORM, x, weight, bias, eps=float(eps), ndim=k)
 
 
@@ -242,6 +258,7 @@ def cross_entropy(logits, targets, reduction: str = "mean"):
     the gradient is exactly (softmax − onehot) / N.
     """
     _check_reduction("cross_entropy", reduction)
+    (logits,) = float_inputs("cross_entropy", logits)  # int logits: float32 (targets stay ints)
     t = _targets("cross_entropy", targets)
     _losses.check_class_targets("cross_entropy", _shape(logits), t)
     return apply_op(_losses.CROSS_ENTROPY, logits, t, reduction=reduction)
@@ -250,6 +267,7 @@ def cross_entropy(logits, targets, reduction: str = "mean"):
 def nll_loss(log_probs, targets, reduction: str = "mean"):
     """−log_probs[i, targets[i]], averaged: use after ``log_softmax``."""
     _check_reduction("nll_loss", reduction)
+    (log_probs,) = float_inputs("nll_loss", log_probs)
     t = _targets("nll_loss", targets)
     _losses.check_class_targets("nll_loss", _shape(log_probs), t)
     return apply_op(_losses.NLL_LOSS, log_probs, t, reduction=reduction)
@@ -261,37 +279,42 @@ def _same_shape(fn, a, b):
                          "(reshape one of them; broadcasting here is almost always a bug)")
 
 
-def _float_target(target, like):
-    """A target as an array of the input's float dtype (labels are often int)."""
-    arr = data_of(target)
-    dtype = data_of(like).dtype
-    if isinstance(target, Tensor) and (target.requires_grad or arr.dtype == dtype):
-        return target
-    return np.asarray(arr, dtype=dtype)
+def _float_pair(fn, input, target):
+    """The input as a float tensor and the target in its dtype (labels are often int).
+
+    A target that requires grad is a second float operand: it keeps its dtype and
+    decides an int input's, as in ``input - target``.
+    """
+    if is_parameter(target):
+        return float_inputs(fn, input, target)
+    (input,) = float_inputs(fn, input)
+    return input, constant_like(target, input.data.dtype)
 
 
 def mse_loss(input, target, reduction: str = "mean"):
     """mean((input − target)²)."""
     _check_reduction("mse_loss", reduction)
     _same_shape("mse_loss", input, target)
-    return apply_op(_losses.MSE_LOSS, input, _float_target(target, input), reduction=reduction)
+    input, target = _float_pair("mse_loss", input, target)
+    return apply_op(_losses.MSE_LOSS, input, target, reduction=reduction)
 
 
 def binary_cross_entropy(input, target, reduction: str = "mean"):
     """−mean[y log p + (1 − y) log(1 − p)] for probabilities p in [0, 1]."""
     _check_reduction("binary_cross_entropy", reduction)
     _same_shape("binary_cross_entropy", input, target)
-    p = data_of(input)
+    input, target = _float_pair("binary_cross_entropy", input, target)
+    p = input.data
     if p.size and (np.nanmin(p) < 0 or np.nanmax(p) > 1):
         raise ValueError("binary_cross_entropy: input must be probabilities in [0, 1] "
                          f"(got values in [{np.nanmin(p):.4g}, {np.nanmax(p):.4g}]); for raw "
                          "scores use binary_cross_entropy_with_logits")
-    return apply_op(_losses.BCE, input, _float_target(target, input), reduction=reduction)
+    return apply_op(_losses.BCE, input, target, reduction=reduction)
 
 
 def binary_cross_entropy_with_logits(input, target, reduction: str = "mean"):
     """Sigmoid + binary cross-entropy in one stable op (finite for any logit)."""
     _check_reduction("binary_cross_entropy_with_logits", reduction)
     _same_shape("binary_cross_entropy_with_logits", input, target)
-    return apply_op(_losses.BCE_WITH_LOGITS, input, _float_target(target, input),
-                    reduction=reduction)
+    input, target = _float_pair("binary_cross_entropy_with_logits", input, target)
+    return apply_op(_losses.BCE_WITH_LOGITS, input, target, reduction=reduction)

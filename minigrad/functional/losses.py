@@ -166,7 +166,8 @@ def _clamped_log(p):
 def _bce_forward(p, y, reduction="mean", **_):
     log_p, log_q = _clamped_log(p), _clamped_log(1 - p)
     losses = -(y * log_p + (1 - y) * log_q)
-    return _reduce(losses, reduction, p.dtype), (p, y, log_p, log_q)
+    # (a float64 target that requires grad promotes a float32 p, as in Tensor arithmetic)
+    return _reduce(losses, reduction, np.result_type(p, y)), (p, y, log_p, log_q)
 
 
 def _bce_grad_p(g, p, y, log_p, log_q, reduction="mean", **_):
