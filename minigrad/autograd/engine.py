@@ -125,6 +125,10 @@ def check_unmodified(order) -> None:
     operation").  A change stamps the leaf (``node.mark_modified``) with a value
     of the counter that numbers nodes, so the test per edge is one comparison:
     stamped after the node was made, and the node saved (part of) its data.
+
+    It is conservative: ops keep all their inputs (``mul`` saves both), so a
+    changed saved input is refused even if only the gradient that does not use
+    it is needed.  PyTorch saves per requested gradient and refuses a bit less.
     """
     for node in order:
         saved = node.saved
@@ -139,8 +143,9 @@ def check_unmodified(order) -> None:
                     f"backward(): tensor #{parent.id}{label} of shape {parent.data.shape} was "
                     f"changed in place (by an optimizer step or `+=`-style update under "
                     f"no_grad()) after op '{node.op.name}' (node #{node.id}) saved it for "
-                    f"backward, so its gradient would silently use the new values. Call "
-                    f"backward() before updating, or recompute the forward pass after it.")
+                    f"backward: the gradients would silently mix the old forward pass with "
+                    f"the new values. Call backward() before updating, or recompute the "
+                    f"forward pass after it.")
 
 
 def _not_finite(x) -> bool:
