@@ -129,6 +129,12 @@ class Function:
         nodes = [a for a in args if isinstance(a, Node)]
         if not nodes:
             raise TypeError(f"{cls.__name__}.apply: give at least one Tensor or Value input")
+        for key, v in kwargs.items():
+            if isinstance(v, Node) and v.requires_grad:
+                raise TypeError(
+                    f"{cls.__name__}.apply: keyword argument {key!r} requires grad, but only "
+                    f"positional inputs become parents and get gradients; pass it "
+                    f"positionally (keyword arguments are constant settings)")
         scalar = isinstance(nodes[0], Value)
         if any(isinstance(n, Value) != scalar for n in nodes):
             raise TypeError(f"{cls.__name__}.apply: inputs mix Tensors and Values; "

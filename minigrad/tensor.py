@@ -18,6 +18,7 @@ gradients.
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 
@@ -313,17 +314,18 @@ class Tensor(Node):
         """``self.data <ufunc>= other`` in place, keeping this tensor the same object.
 
         This is how a hand-written SGD step reads: ``with no_grad(): w -= lr * w.grad``.
-        Like PyTorch, it is refused where it would silently break gradients: on a
-        tensor that requires grad while grad mode is on (the update would have to
-        be part of the graph), and on a non-leaf (its op may have saved this very
-        array for backward).  Otherwise it is allowed and recorded
-        (``mark_modified``): a graph that saved the old values refuses to
-        backward rather than use the new ones.
+        Like PyTorch, it is refused on a leaf that requires grad while grad mode
+        is on (the update would have to be part of the graph).  On a tensor made
+        by an op (``loss += term``, ``out += skip``) it is not done in place:
+        Python falls back to ``x = x + y``, a new node.  Otherwise it is allowed
+        and recorded (``mark_modified``): a graph that saved the old values
+        refuses to backward rather than use the new ones.
         """
         if self.op is not None:
-            raise RuntimeError(
-                f"in-place '{symbol}=' on a tensor made by '{self.op.name}': its graph may "
-                f"have saved this array for backward. Write x = x {symbol} y instead.")
+            # Its op (or a later one) may have saved this very array, so the update
+            # cannot happen in place: ``x += y`` means ``x = x + y``, a new node, and
+            # anything else holding the old tensor keeps the old values.
+            return NotImplemented
         if self.requires_grad and (not GRAD_OFF[0] or STATE.grad_enabled):
             raise RuntimeError(
                 f"in-place '{symbol}=' on a leaf that requires grad, with grad mode on. "
@@ -497,8 +499,20 @@ class Tensor(Node):
     view = reshape
 
     def transpose(self, *axes):
-        """Permute the axes (numpy semantics: no argument reverses them all)."""
+        """Permute the axes (numpy semantics: no argument reverses them all).
+
+        ``x.transpose(1, 0)`` swaps a matrix's axes; ``x.transpose(0, 1)`` is the
+        identity (numpy), not PyTorch's swap of axes 0 and 1: that is
+        ``x.swapaxes(0, 1)``.  An explicit identity warns, as it is almost
+        always code written for PyTorch.
+        """
         axes = _shape_arg(axes, "transpose") if axes and axes != (None,) else None
+        if axes is not None and len(axes) >= 2 and len(axes) == self.data.ndim and all(
+                a % len(axes) == i for i, a in enumerate(axes)):
+            warnings.warn(
+                f"transpose{axes} keeps every axis in place: numpy's transpose takes a "
+                f"permutation. To swap two axes as PyTorch's transpose(dim0, dim1) does, "
+                f"use swapaxes(dim0, dim1) (or .T for a matrix)", stacklevel=2)
         return apply_op(ops.TRANSPOSE, self, axes=axes)
 
     def permute(self, *axes):

@@ -715,12 +715,23 @@ def test_inplace_on_a_leaf_that_requires_grad_with_grad_on_is_refused():
         w -= 1.0
 
 
-def test_inplace_on_a_non_leaf_is_refused():
+def test_inplace_on_a_non_leaf_makes_a_new_node():
+    # ``h += 1`` on an op's output is ``h = h + 1``: exp saved its output, which must
+    # not change under it, and the ResNet idiom ``out += skip`` keeps working.
     w = Tensor([1.0], requires_grad=True)
-    h = w * 2
-    with pytest.raises(RuntimeError, match="made by 'mul'"):
-        with no_grad():
-            h += 1
+    h = w.exp()
+    old = h
+    h += 1
+    assert h is not old and h.op.name == "add"
+    np.testing.assert_allclose(old.data, np.exp([1.0]), rtol=1e-6)
+    h.sum().backward()
+    np.testing.assert_allclose(w.grad, np.exp([1.0]), rtol=1e-6)
+    loss = 0
+    for k in range(3):
+        loss += (w * k).sum()
+    w.grad = None
+    loss.backward()
+    np.testing.assert_allclose(w.grad, [3.0])
 
 
 def test_inplace_shape_and_dtype_errors():

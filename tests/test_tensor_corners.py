@@ -92,6 +92,61 @@ class TestModifiedInPlace:
             y.backward()
 
 
+    @pytest.mark.parametrize("use", [
+        lambda x, w: x @ w.T,                    # matmul saves a transposed view of w
+        lambda x, w: x * w[0],                   # a row
+        lambda x, w: x * w.reshape(4)[:2],       # a reshaped slice
+        lambda x, w: x @ w.swapaxes(0, 1),
+    ], ids=["T", "row", "reshape-slice", "swapaxes"])
+    def test_changes_seen_through_a_view(self, use):
+        x = mg.Tensor(np.array([[1.0, 2.0]], dtype=np.float32), requires_grad=True)
+        w = mg.Tensor(np.array([[3.0, 4.0], [5.0, 6.0]], dtype=np.float32), requires_grad=True)
+        y = use(x, w).sum()
+        with mg.no_grad():
+            w -= 1.0
+        with pytest.raises(RuntimeError, match="changed in place.*saved a view of it"):
+            y.backward()
+
+    def test_changes_through_a_detached_alias(self):
+        x = f32(1.0, 2.0)
+        w = f32(3.0, 4.0)
+        y = (x * w).sum()
+        alias = w.detach()  # shares w's memory
+        alias -= 1
+        with pytest.raises(RuntimeError, match="changed in place"):
+            y.backward()
+
+    def test_a_constant_saved_by_a_function_through_a_keyword(self):
+        class MulK(mg.Function):
+            @staticmethod
+            def forward(ctx, x, k=None):
+                ctx.save_for_backward(k)
+                return x.data * k.data
+
+            @staticmethod
+            def backward(ctx, g):
+                (k,) = ctx.saved_tensors
+                return g * k
+
+        x, k = f32(1.0, 2.0), mg.Tensor([3.0, 4.0])
+        y = MulK.apply(x, k=k).sum()
+        k += 1
+        with pytest.raises(RuntimeError, match="changed in place"):
+            y.backward()
+        with pytest.raises(TypeError, match="keyword argument 'k' requires grad"):
+            MulK.apply(x, k=f32(3.0, 4.0))
+
+    def test_the_record_of_changes_dies_with_the_tensors(self):
+        from minigrad.autograd.node import changed_since
+
+        first = mg.zeros(1).id
+        t = mg.zeros(3)
+        t += 1
+        assert [n for n, _ in changed_since(first)] == [t]
+        del t
+        assert changed_since(first) == []
+
+
 # --- a leaf's .grad is its own array -------------------------------------------------
 class TestGradientsDoNotAlias:
     def test_custom_function_returning_one_array_for_two_inputs(self):
@@ -279,3 +334,12 @@ def test_value_pow_zero_has_zero_gradient_at_zero():
     v = mg.Value(0.0, requires_grad=True)
     (v**0).backward()
     assert v.grad == 0.0
+
+
+def test_an_identity_transpose_warns_and_points_to_swapaxes():
+    x = mg.randn(2, 3)
+    with pytest.warns(UserWarning, match=r"transpose\(0, 1\) keeps every axis.*swapaxes"):
+        y = x.transpose(0, 1)
+    assert y.shape == (2, 3)
+    with pytest.raises(ValueError, match=r"use swapaxes\(dim0, dim1\)"):
+        mg.randn(2, 3, 4).transpose(0, 1)

@@ -122,30 +122,49 @@ def check_unmodified(order) -> None:
     ``y = x * w`` saves ``w`` for ``dy/dx = w``; an optimizer step or ``w -= ...``
     under ``no_grad()`` before ``y.backward()`` would make that gradient use the
     new ``w`` silently.  PyTorch raises here too ("modified by an inplace
-    operation").  A change stamps the leaf (``node.mark_modified``) with a value
-    of the counter that numbers nodes, so the test per edge is one comparison:
-    stamped after the node was made, and the node saved (part of) its data.
+    operation").  A change stamps the tensor (``node.mark_modified``) with a
+    value of the counter that numbers nodes; a node made before the stamp is
+    stale if one of its saved arrays shares memory with the changed data, which
+    also catches what an op saved through a view (``x @ w.T``, ``w[0]``,
+    ``w.detach()``).
 
     It is conservative: ops keep all their inputs (``mul`` saves both), so a
     changed saved input is refused even if only the gradient that does not use
     it is needed.  PyTorch saves per requested gradient and refuses a bit less.
     """
+    from .node import changed_since  # (node imports this module)
+
+    changed = changed_since(order[0].id)
+    if not changed:
+        return
     for node in order:
         saved = node.saved
         if not saved:
             continue
         arrays = [s for s in saved if isinstance(s, np.ndarray)]
-        for parent in node.parents:
-            stamp = getattr(parent, "_modified_at", 0)
-            if stamp > node.id and any(np.may_share_memory(a, parent.data) for a in arrays):
-                label = f" '{parent.label}'" if parent.label else ""
+        for tensor, stamp in changed:
+            if stamp > node.id and _overlaps(arrays, tensor.data):
+                label = f" '{tensor.label}'" if tensor.label else ""
+                direct = any(p is tensor for p in node.parents)
                 raise RuntimeError(
-                    f"backward(): tensor #{parent.id}{label} of shape {parent.data.shape} was "
-                    f"changed in place (by an optimizer step or `+=`-style update under "
-                    f"no_grad()) after op '{node.op.name}' (node #{node.id}) saved it for "
-                    f"backward: the gradients would silently mix the old forward pass with "
-                    f"the new values. Call backward() before updating, or recompute the "
-                    f"forward pass after it.")
+                    f"backward(): tensor #{tensor.id}{label} of shape {tensor.data.shape} was "
+                    f"changed in place (by an optimizer step, load_state_dict or a `+=`-style "
+                    f"update under no_grad()) after op '{node.op.name}' (node #{node.id}) "
+                    f"saved {'it' if direct else 'a view of it'} for backward: the gradients "
+                    f"would silently mix the old forward pass with the new values. Call "
+                    f"backward() before updating, or recompute the forward pass after it.")
+
+
+def _overlaps(arrays, data) -> bool:
+    """Whether any of ``arrays`` shares memory with ``data`` (exactly, within reason)."""
+    for a in arrays:
+        if np.may_share_memory(a, data):  # cheap bounds test first
+            try:
+                if np.shares_memory(a, data, max_work=10_000):
+                    return True
+            except np.exceptions.TooHardError:
+                return True
+    return False
 
 
 def _not_finite(x) -> bool:

@@ -43,9 +43,24 @@ class set_grad_enabled:
 
 
 class _GradModeContext:
-    """Base for ``no_grad`` / ``enable_grad``: a context manager and a decorator."""
+    """Base for ``no_grad`` / ``enable_grad``: a context manager and a decorator.
+
+    Both ``@no_grad()`` and ``@no_grad`` decorate (as in PyTorch): given a
+    function, ``__new__`` returns the wrapped function instead of an instance.
+    Each call of the wrapper enters a fresh instance, so one decorated function
+    is safe to call from several threads at once.
+    """
 
     mode = True
+
+    def __new__(cls, fn=None):
+        self = super().__new__(cls)
+        if fn is None:
+            return self
+        if not callable(fn):
+            raise TypeError(f"{cls.__name__}() takes no arguments (or, used as a bare "
+                            f"decorator, a function); got {type(fn).__name__}")
+        return self(fn)  # not an instance of cls, so __init__ is skipped
 
     def __enter__(self):
         self.prev = set_grad_mode(self.mode)
@@ -56,6 +71,10 @@ class _GradModeContext:
         return False
 
     def __call__(self, fn):
+        if not callable(fn):
+            raise TypeError(f"{type(self).__name__}() decorates a function, got "
+                            f"{type(fn).__name__}")
+
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
             with type(self)():

@@ -17,14 +17,12 @@ A ``Node`` is one value in a computation together with how it was made:
 ``fits``             True when the op is elementwise and no input was broadcast
                      or promoted: each rule's result already has its input's
                      shape and dtype, so backward adds it in unchecked
-``_modified_at``     a leaf's stamp from the id counter at its last in-place
-                     change (``mark_modified``); unset until then
 ===================  ==========================================================
 
 In-place changes are tracked the way PyTorch's version counters are, at no
-cost per op: ``mark_modified`` stamps the changed leaf with a fresh value of
-the same counter that numbers nodes, so "changed after node ``n`` saved it"
-is simply ``leaf._modified_at > n.id``, checked by backward.
+cost per op: ``mark_modified`` stamps the changed tensor with a fresh value of
+the same counter that numbers nodes, so "changed after node ``n`` was made" is
+simply ``stamp > n.id``; backward then checks whether ``n`` saved memory of it.
 
 Nodes hold references to their parents only, never to their children or to
 closures over themselves, so a graph has no reference cycles and is freed by
@@ -34,11 +32,13 @@ reference counting the moment the last output goes out of scope.
 from __future__ import annotations
 
 import itertools
+import weakref
+from functools import partial
 
 from . import engine
 from .state import HOOKS, MODIFIED, STATE
 
-__all__ = ["Node", "next_id", "init_node", "announce", "mark_modified"]
+__all__ = ["Node", "next_id", "init_node", "announce", "mark_modified", "changed_since"]
 
 _ids = itertools.count(1)
 next_id = _ids.__next__
@@ -57,7 +57,6 @@ class Node:
         "label",
         "trace",
         "fits",
-        "_modified_at",
         "__weakref__",
     )
 
@@ -107,25 +106,9 @@ def init_node(node, data, requires_grad, op, parents, saved, attrs, label):
     node.label = label
     node.trace = None
     node.fits = False
-    node._modified_at = 0
     if HOOKS[0]:
         announce(node)
     return node
-
-
-def mark_modified(nodes) -> None:
-    """Record that these leaves' ``data`` just changed in place.
-
-    ``t += 1`` under ``no_grad()`` and an optimizer step overwrite arrays that a
-    graph built earlier may have saved for backward (``x * w`` saves ``w``).
-    Backward then refuses to run on stale values instead of returning a wrong
-    gradient (see ``engine.check_unmodified``).  Writing to ``t.data`` directly
-    is not tracked, as in PyTorch.
-    """
-    stamp = next_id()
-    for node in nodes:
-        node._modified_at = stamp
-    MODIFIED[0] = stamp
 
 
 def announce(node) -> None:
@@ -136,3 +119,42 @@ def announce(node) -> None:
         node.trace = creation_trace()
     for recorder in STATE.recorders:
         recorder.created(node)
+
+
+def mark_modified(nodes) -> None:
+    """Record that these tensors' ``data`` just changed in place.
+
+    ``t += 1`` under ``no_grad()``, an optimizer step or ``load_state_dict``
+    overwrite arrays that a graph built earlier may have saved for backward
+    (``x * w`` saves ``w``, ``x @ w.T`` a view of it).  Backward then refuses
+    to run on stale values instead of returning a wrong gradient (see
+    ``engine.check_unmodified``).  Writing to ``t.data`` yourself is not
+    tracked, as in PyTorch.
+    """
+    stamp = next_id()
+    for node in nodes:
+        key = id(node)
+        _CHANGED[key] = (weakref.ref(node, partial(_forget, key)), stamp)
+    MODIFIED[0] = stamp
+
+
+#: id(node) -> (weak reference to it, stamp of its latest in-place change), for
+#: live nodes only: an entry leaves when its node dies.
+_CHANGED: dict = {}
+
+
+def _forget(key, ref) -> None:
+    entry = _CHANGED.get(key)
+    if entry is not None and entry[0] is ref:  # not a newer node that reused the id
+        del _CHANGED[key]
+
+
+def changed_since(first_id: int) -> list:
+    """``[(node, stamp)]`` for live nodes changed in place after node ``first_id`` was made."""
+    out = []
+    for ref, stamp in list(_CHANGED.values()):
+        if stamp > first_id:
+            node = ref()
+            if node is not None:
+                out.append((node, stamp))
+    return out

@@ -27,6 +27,8 @@ import numbers
 
 import numpy as np
 
+from ..autograd.node import mark_modified
+
 __all__ = [
     "manual_seed", "get_rng", "calculate_gain", "fan_in_and_fan_out",
     "kaiming_uniform", "kaiming_normal", "xavier_uniform", "xavier_normal", "uniform", "zeros",
@@ -138,6 +140,8 @@ def _fill(fn):
     def fill_(param, *args, **kwargs):
         kwargs.setdefault("dtype", param.data.dtype)
         param.data[...] = fn(param.data.shape, *args, **kwargs)
+        # A graph built before the fill saved the old values: make its backward refuse.
+        mark_modified([param])
         return param
 
     fill_.__name__ = fn.__name__ + "_"

@@ -9,6 +9,7 @@ Weights use PyTorch's default initialisation, U(−1/√fan_in, 1/√fan_in).
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 
@@ -205,12 +206,23 @@ class Dropout(Module):
 
 
 class _BatchNorm(Module):
+    """Shared by BatchNorm1d/2d.
+
+    ``momentum=None`` (as in PyTorch) makes the running statistics a plain
+    cumulative average of every batch seen: update ``k`` uses momentum ``1/k``
+    (``k = num_batches_tracked``), so each batch weighs the same.
+    """
+
     _ndims: tuple = ()
     _layout = ""
 
-    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1,
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = True, track_running_stats: bool = True, *, dtype=np.float32):
         super().__init__()
+        if momentum is not None and (isinstance(momentum, bool)
+                                     or not isinstance(momentum, numbers.Real)):
+            raise TypeError(f"{type(self).__name__}: momentum must be a number or None "
+                            f"(cumulative average), got {type(momentum).__name__}")
         self.num_features, self.eps, self.momentum = int(num_features), eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
         if affine:
@@ -235,10 +247,14 @@ class _BatchNorm(Module):
             raise ValueError(f"{type(self).__name__}({self.num_features}): input has {shape[1]} "
                              f"channels (shape {shape})")
         use_batch = self.training or not self.track_running_stats
+        momentum = self.momentum
         if self.training and self.track_running_stats:
             self.num_batches_tracked += 1
+            if momentum is None:  # cumulative moving average
+                momentum = 1.0 / float(self.num_batches_tracked)
         return F.batch_norm(x, self.running_mean, self.running_var, self.weight, self.bias,
-                            training=use_batch, momentum=self.momentum, eps=self.eps)
+                            training=use_batch, momentum=0.0 if momentum is None else momentum,
+                            eps=self.eps)
 
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "

@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..autograd.node import Node
+from ..autograd.node import Node, mark_modified
 from ..autograd.state import HOOKS
 from . import scope as _scope
 
@@ -275,13 +275,33 @@ class Module:
         return self.to(np.float64)
 
     # --- saving and loading ---------------------------------------------------------------
+    def _state_entries(self) -> list:
+        """``(qualified name, kind, module, local name)`` for every parameter and buffer.
+
+        PyTorch's order: module by module (pre-order), each module's own
+        parameters and then its buffers, so ``1.weight, 1.bias, 1.running_mean``
+        come together.  A shared parameter is listed once, under its first name.
+        """
+        out, seen = [], set()
+        for mod_name, module in self.named_modules():
+            prefix = f"{mod_name}." if mod_name else ""
+            params, buffers, _ = module._registries()
+            for name, p in params.items():
+                if p is not None and id(p) not in seen:
+                    seen.add(id(p))
+                    out.append((prefix + name, "param", module, name))
+            for name, b in buffers.items():
+                if b is not None:
+                    out.append((prefix + name, "buffer", module, name))
+        return out
+
     def state_dict(self) -> OrderedDict:
         """Every parameter and buffer by qualified name, as numpy array copies."""
         state = OrderedDict()
-        for name, p in self.named_parameters():
-            state[name] = np.array(p.data, copy=True)
-        for name, b in self.named_buffers():
-            state[name] = np.array(b, copy=True)
+        for key, kind, module, name in self._state_entries():
+            registry = module._registries()[0 if kind == "param" else 1]
+            value = registry[name].data if kind == "param" else registry[name]
+            state[key] = np.array(value, copy=True)
         return state
 
     def load_state_dict(self, state_dict, strict: bool = True) -> LoadResult:
@@ -289,15 +309,17 @@ class Module:
 
         Everything is checked before anything is written: with ``strict=True``
         (the default) missing or unexpected keys are an error; a shape mismatch
-        always is.  Values are cast to each parameter's dtype.
+        always is.  Values are cast to each parameter's dtype.  The keys may come
+        in any order.  Parameters written in place are marked modified, so
+        backward through a graph built before the load raises instead of mixing
+        old activations with the loaded weights.
         """
         targets = OrderedDict()
-        for name, p in self.named_parameters():
-            targets[name] = ("param", p)
-        for mod_name, module in self.named_modules():
-            for name, b in module._registries()[1].items():
-                if b is not None:
-                    targets[f"{mod_name}.{name}" if mod_name else name] = ("buffer", (module, name))
+        for key, kind, module, name in self._state_entries():
+            if kind == "param":
+                targets[key] = ("param", module._registries()[0][name])
+            else:
+                targets[key] = ("buffer", (module, name))
         given = list(state_dict.keys())
         missing = [k for k in targets if k not in state_dict]
         unexpected = [k for k in given if k not in targets]
@@ -320,6 +342,7 @@ class Module:
         if mismatched:
             raise StateDictError(f"Error(s) in loading state_dict for {type(self).__name__}:\n"
                                  + "\n".join(mismatched))
+        changed = []
         for key, (kind, target) in targets.items():
             if key not in state_dict:
                 continue
@@ -327,11 +350,14 @@ class Module:
             if kind == "param":
                 if isinstance(target.data, np.ndarray):
                     np.copyto(target.data, value, casting="unsafe")
-                else:  # a scalar-engine Value
+                    changed.append(target)
+                else:  # a scalar-engine Value: a new float, nothing saved is overwritten
                     target.data = float(value)
             else:
                 module, name = target
                 np.copyto(module._registries()[1][name], value, casting="unsafe")
+        if changed:
+            mark_modified(changed)
         return LoadResult(missing, unexpected)
 
     def save(self, path) -> str:

@@ -9,12 +9,24 @@ and name scopes, so a drawing can fold each neuron into one box.
 
 from __future__ import annotations
 
+import numbers
 import random
 
 from ..value import Value
 from .module import Module, ModuleList
 
 __all__ = ["Neuron", "Layer", "MLP"]
+
+
+def _as_inputs(x):
+    """``x`` as a sized sequence; one Value or number counts as a length-1 input.
+
+    A ``Layer`` of one neuron returns a single Value, so the next layer must
+    accept it (``MLP(3, [1, 2])``).
+    """
+    if isinstance(x, (Value, numbers.Real)):
+        return [x]
+    return x if hasattr(x, "__len__") else list(x)
 
 
 class Neuron(Module):
@@ -31,6 +43,10 @@ class Neuron(Module):
         self.nonlin = nonlin
 
     def forward(self, x):
+        x = _as_inputs(x)
+        if len(x) != len(self.w):  # zip would silently drop the extra weights or inputs
+            raise ValueError(f"Neuron({len(self.w)}) expects {len(self.w)} inputs, got "
+                             f"{len(x)}")
         act = sum((wi * xi for wi, xi in zip(self.w, x)), self.b)
         return act.relu() if self.nonlin else act
 
@@ -61,6 +77,7 @@ class MLP(Module):
 
     def __init__(self, nin: int, nouts: list[int], rng: random.Random | None = None):
         super().__init__()
+        self.nin, self.nouts = int(nin), list(nouts)
         sizes = [nin] + list(nouts)
         self.layers = ModuleList(
             Layer(sizes[i], sizes[i + 1], rng=rng, nonlin=i != len(nouts) - 1)
@@ -68,6 +85,10 @@ class MLP(Module):
         )
 
     def forward(self, x):
+        x = _as_inputs(x)
+        if len(x) != self.nin:  # (each Neuron checks too; this names the model)
+            raise ValueError(f"MLP({self.nin}, {self.nouts}) expects {self.nin} inputs, "
+                             f"got {len(x)}")
         for layer in self.layers:
             x = layer(x)
         return x

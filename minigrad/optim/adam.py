@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from .optimizer import Optimizer
+from .optimizer import Optimizer, check_number
 
 __all__ = ["Adam", "AdamW"]
 
@@ -32,13 +32,22 @@ class Adam(Optimizer):
 
     def __init__(self, params, lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
                  eps: float = 1e-8, weight_decay: float = 0.0, amsgrad: bool = False):
-        name = type(self).__name__
-        if lr < 0 or eps < 0 or weight_decay < 0:
-            raise ValueError(f"{name}: lr, eps and weight_decay must be >= 0")
-        if not all(0.0 <= b < 1.0 for b in betas) or len(betas) != 2:
-            raise ValueError(f"{name}: betas must be two numbers in [0, 1), got {betas}")
-        super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps,
+        if isinstance(betas, (list, tuple)):
+            betas = tuple(betas)
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps,
                                       weight_decay=weight_decay, amsgrad=amsgrad))
+
+    def _check_hyperparameters(self, group: dict) -> None:
+        name = type(self).__name__
+        for key in ("lr", "eps", "weight_decay"):
+            check_number(name, key, group[key], minimum=0)
+        betas = group["betas"]
+        if not isinstance(betas, (list, tuple)) or len(betas) != 2:
+            raise ValueError(f"{name}: betas must be two numbers in [0, 1), got {betas!r}")
+        for i, b in enumerate(betas):
+            check_number(name, f"betas[{i}]", b)
+            if not 0.0 <= b < 1.0:
+                raise ValueError(f"{name}: betas must be two numbers in [0, 1), got {betas}")
 
     def _update(self, p, g, group, state) -> None:
         lr, (b1, b2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]

@@ -14,7 +14,17 @@ from __future__ import annotations
 
 import math
 
+from .optimizer import check_number
+
 __all__ = ["LRScheduler", "StepLR", "CosineAnnealingLR"]
+
+
+def _epochs(owner: str, name: str, value) -> int:
+    """A positive whole number of epochs; ``10.0`` is accepted, ``2.5`` is not silently cut to 2."""
+    check_number(owner, name, value, minimum=1)
+    if value != int(value):
+        raise ValueError(f"{owner}: {name} must be a whole number of epochs, got {value}")
+    return int(value)
 
 
 class LRScheduler:
@@ -22,6 +32,7 @@ class LRScheduler:
         if not hasattr(optimizer, "param_groups"):
             raise TypeError(f"{type(self).__name__} expects an Optimizer, got "
                             f"{type(optimizer).__name__}")
+        check_number(type(self).__name__, "last_epoch", last_epoch, minimum=-1, integer=True)
         self.optimizer = optimizer
         self.base_lrs = [g["initial_lr"] for g in optimizer.param_groups]
         self.last_epoch = last_epoch
@@ -51,9 +62,8 @@ class StepLR(LRScheduler):
     """lr = lr₀ · gamma ** (epoch // step_size)."""
 
     def __init__(self, optimizer, step_size: int, gamma: float = 0.1, last_epoch: int = -1):
-        if step_size < 1:
-            raise ValueError(f"StepLR: step_size must be >= 1, got {step_size}")
-        self.step_size, self.gamma = int(step_size), float(gamma)
+        self.step_size = _epochs("StepLR", "step_size", step_size)
+        self.gamma = float(check_number("StepLR", "gamma", gamma))
         super().__init__(optimizer, last_epoch)
 
     def lr_at(self, base_lr, epoch):
@@ -64,9 +74,8 @@ class CosineAnnealingLR(LRScheduler):
     """Half a cosine from lr₀ to eta_min over T_max epochs (then back up, like PyTorch)."""
 
     def __init__(self, optimizer, T_max: int, eta_min: float = 0.0, last_epoch: int = -1):
-        if T_max < 1:
-            raise ValueError(f"CosineAnnealingLR: T_max must be >= 1, got {T_max}")
-        self.T_max, self.eta_min = int(T_max), float(eta_min)
+        self.T_max = _epochs("CosineAnnealingLR", "T_max", T_max)
+        self.eta_min = float(check_number("CosineAnnealingLR", "eta_min", eta_min))
         super().__init__(optimizer, last_epoch)
 
     def lr_at(self, base_lr, epoch):

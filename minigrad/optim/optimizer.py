@@ -11,14 +11,21 @@ As in PyTorch, ``params`` is either an iterable of parameters or a list of
 *parameter groups*, dicts like ``{"params": [...], "lr": 0.01}`` whose keys
 override the optimizer's defaults for those parameters (e.g. no weight decay on
 biases).  A learning-rate scheduler changes ``group["lr"]``.
+
+Parameters must be Tensors: the updates are numpy array operations.  The scalar
+engine's ``Value`` parameters are updated by hand, ``v.data -= lr * v.grad``.
 """
 
 from __future__ import annotations
+
+import math
+import numbers
 
 import numpy as np
 
 from ..autograd.grad_mode import no_grad
 from ..autograd.node import mark_modified
+from ..tensor import Tensor
 
 __all__ = ["Optimizer"]
 
@@ -28,8 +35,45 @@ def _grad_shape_error(opt, g, p) -> ValueError:
                       f"shape {p.data.shape}")
 
 
+def _checked_grad(opt, g, p):
+    """``p.grad`` as an array, or a clear error for a misassigned one.
+
+    Called only when ``g`` is not already an ``ndarray``, so the common path
+    pays one type check per parameter.  Without it, ``p.grad = Tensor(...)``
+    fails deep in the update with "operand 'Tensor' does not support ufuncs".
+    """
+    if isinstance(g, np.generic):  # a numpy scalar for a 0-d parameter
+        g = np.asarray(g)
+    if not isinstance(g, np.ndarray):
+        hint = " (use t.data)" if isinstance(g, Tensor) else ""
+        raise TypeError(f"{type(opt).__name__}.step(): the .grad of a parameter of shape "
+                        f"{p.data.shape} must be a numpy array{hint}, got {type(g).__name__}")
+    if g.shape != p.data.shape:
+        raise _grad_shape_error(opt, g, p)
+    return g
+
+
+def check_number(owner: str, name: str, value, minimum=None, integer: bool = False):
+    """Raise a clear error unless ``value`` is a finite real number (an int if ``integer``).
+
+    Without it ``SGD(params, lr="0.1")`` fails with "'<' not supported between
+    'str' and 'int'", and ``lr=float("nan")`` passes every ``< 0`` test.
+    """
+    kind = numbers.Integral if integer else numbers.Real
+    if isinstance(value, bool) or not isinstance(value, kind):
+        what = "an integer" if integer else "a real number"
+        raise TypeError(f"{owner}: {name} must be {what}, got {value!r} "
+                        f"({type(value).__name__})")
+    if not math.isfinite(value):
+        raise ValueError(f"{owner}: {name} must be finite, got {value}")
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{owner}: {name} must be >= {minimum}, got {value}")
+    return value
+
+
 class Optimizer:
     def __init__(self, params, defaults: dict):
+        self._check_hyperparameters(defaults)
         if hasattr(params, "data") and hasattr(params, "grad"):
             raise TypeError(
                 f"{type(self).__name__} expects an iterable of parameters, got a single "
@@ -46,23 +90,39 @@ class Optimizer:
         for group in groups:
             self.add_param_group(group)
 
+    def _check_hyperparameters(self, group: dict) -> None:
+        """Validate a group's settings (the defaults, then each group): subclasses override."""
+
     def add_param_group(self, group: dict) -> None:
         if not isinstance(group, dict) or "params" not in group:
             raise TypeError("a parameter group must be a dict with a 'params' key")
         group = {**self.defaults, **group}
+        self._check_hyperparameters(group)
         params = group["params"]
         params = [params] if hasattr(params, "grad") else list(params)
-        seen = {id(p) for g in self.param_groups for p in g["params"]}
-        for p in params:
-            if not (hasattr(p, "data") and hasattr(p, "grad")):
-                raise TypeError(f"{type(self).__name__} can only optimize Tensors/Parameters, "
-                                f"got {type(p).__name__}")
-            if getattr(p, "op", None) is not None:
-                raise ValueError(f"{type(self).__name__} can only optimize leaf tensors; got the "
+        name = type(self).__name__
+        other_groups = {id(p) for g in self.param_groups for p in g["params"]}
+        seen = {}  # id -> position
+        for i, p in enumerate(params):
+            if not isinstance(p, Tensor):
+                if hasattr(p, "data") and hasattr(p, "grad"):  # a scalar-engine Value
+                    raise TypeError(
+                        f"{name} works on Tensors (e.g. nn.Parameter), got a "
+                        f"{type(p).__name__} at position {i}; update scalar-engine values "
+                        "by hand: `for v in params: v.data -= lr * v.grad`")
+                raise TypeError(f"{name} can only optimize Tensors/Parameters, "
+                                f"got {type(p).__name__} at position {i}")
+            if p.op is not None:
+                raise ValueError(f"{name} can only optimize leaf tensors; got the "
                                  f"output of a {p.op.name} op (use a Parameter)")
             if id(p) in seen:
+                label = f" '{p.label}'" if p.label else ""
+                raise ValueError(f"{name}: the same parameter{label} (shape {p.data.shape}) "
+                                 f"appears twice in the parameter list (positions {seen[id(p)]} "
+                                 f"and {i}); pass each parameter once")
+            if id(p) in other_groups:
                 raise ValueError("some parameters appear in more than one parameter group")
-            seen.add(id(p))
+            seen[id(p)] = i
         group["params"] = params
         group.setdefault("initial_lr", group.get("lr"))
         self.param_groups.append(group)
@@ -82,13 +142,15 @@ class Optimizer:
 
     def step(self) -> None:
         """Update every parameter that has a gradient; parameters without one are skipped."""
-        with no_grad():
-            for group in self.param_groups:
-                self._step_group(group)
-        # A graph built before this step saved the old values: backward through it
-        # now raises instead of mixing old activations with new weights.
-        mark_modified([p for group in self.param_groups for p in group["params"]
-                       if p.grad is not None])
+        try:
+            with no_grad():
+                for group in self.param_groups:
+                    self._step_group(group)
+        finally:  # also after an error part-way: the earlier parameters did change
+            # A graph built before this step saved the old values: backward through it
+            # now raises instead of mixing old activations with new weights.
+            mark_modified([p for group in self.param_groups for p in group["params"]
+                           if p.grad is not None])
 
     def _step_group(self, group) -> None:
         """One group's update: calls ``_update`` per parameter (subclasses may fuse the loop)."""
@@ -97,8 +159,8 @@ class Optimizer:
             g = p.grad
             if g is None:
                 continue
-            if g.shape != p.data.shape:
-                raise _grad_shape_error(self, g, p)
+            if g.__class__ is not np.ndarray or g.shape != p.data.shape:
+                g = _checked_grad(self, g, p)
             s = state.get(id(p))
             if s is None:
                 s = state[id(p)] = {}

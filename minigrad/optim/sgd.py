@@ -13,7 +13,9 @@ and cancel where they oscillate; Nesterov evaluates that average one step ahead.
 
 from __future__ import annotations
 
-from .optimizer import Optimizer, _grad_shape_error
+import numpy as np
+
+from .optimizer import Optimizer, _checked_grad, check_number
 
 __all__ = ["SGD"]
 
@@ -21,13 +23,15 @@ __all__ = ["SGD"]
 class SGD(Optimizer):
     def __init__(self, params, lr: float = 0.01, momentum: float = 0.0, dampening: float = 0.0,
                  weight_decay: float = 0.0, nesterov: bool = False):
-        if lr < 0 or momentum < 0 or weight_decay < 0:
-            raise ValueError(f"SGD: lr, momentum and weight_decay must be >= 0, got lr={lr}, "
-                             f"momentum={momentum}, weight_decay={weight_decay}")
-        if nesterov and (momentum <= 0 or dampening != 0):
-            raise ValueError("SGD: nesterov momentum needs momentum > 0 and dampening = 0")
         super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
                                       weight_decay=weight_decay, nesterov=nesterov))
+
+    def _check_hyperparameters(self, group: dict) -> None:
+        for key in ("lr", "momentum", "weight_decay"):
+            check_number("SGD", key, group[key], minimum=0)
+        check_number("SGD", "dampening", group["dampening"])
+        if group["nesterov"] and (group["momentum"] <= 0 or group["dampening"] != 0):
+            raise ValueError("SGD: nesterov momentum needs momentum > 0 and dampening = 0")
 
     def _step_group(self, group) -> None:
         if group["momentum"] or group["weight_decay"]:
@@ -36,8 +40,8 @@ class SGD(Optimizer):
         for p in group["params"]:
             g = p.grad
             if g is not None:
-                if g.shape != p.data.shape:
-                    raise _grad_shape_error(self, g, p)
+                if g.__class__ is not np.ndarray or g.shape != p.data.shape:
+                    g = _checked_grad(self, g, p)
                 p.data -= lr * g
 
     def _update(self, p, g, group, state) -> None:

@@ -38,8 +38,10 @@ def _permutation(axes, shape) -> tuple:
     """
     ndim = len(shape)
     if len(axes) != ndim:
+        hint = ("; to swap two axes as PyTorch's transpose(dim0, dim1) does, use "
+                "swapaxes(dim0, dim1)") if len(axes) == 2 else ""
         raise ValueError(f"axes {tuple(axes)} are not a permutation of the {ndim} axes of a "
-                         f"tensor of shape {shape} (give each axis once)")
+                         f"tensor of shape {shape} (give each axis once{hint})")
     perm = []
     for a in axes:
         if not -ndim <= a < ndim:
