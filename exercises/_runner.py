@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import linecache
 import sys
 import traceback
 from dataclasses import dataclass
+from pathlib import Path
 
 from ._catalog import Exercise, find
 from .checks._support import ExerciseFailure
 
-__all__ = ["Outcome", "load", "checker", "untouched", "run_task", "run", "check", "report"]
+__all__ = ["Outcome", "LoadError", "load", "checker", "untouched", "run_task", "run", "check",
+           "report"]
 
 PASSED, FAILED, NOT_ATTEMPTED, ERROR = "passed", "failed", "not attempted", "error"
 
@@ -33,13 +36,56 @@ class Outcome:
         return self.status == PASSED
 
 
+class LoadError(Exception):
+    """The exercise file itself does not import (a syntax error, a bad import, ...).
+
+    Its message is the whole story in two lines: a student needs the line to
+    fix, not a page of importlib internals.
+    """
+
+
 def load(exercise, solutions: bool = False, reload: bool = False):
-    """The module with the student's stub (or, with ``solutions``, the reference)."""
+    """The module with the student's stub (or, with ``solutions``, the reference).
+
+    Raises ``LoadError`` with a short message when the file does not import.
+    """
     ex = find(exercise)
     name = f"exercises.{'solutions.' if solutions else ''}{ex.module}"
-    if reload and name in sys.modules:
-        return importlib.reload(sys.modules[name])
-    return importlib.import_module(name)
+    try:
+        if reload and name in sys.modules:
+            return importlib.reload(sys.modules[name])
+        return importlib.import_module(name)
+    except Exception as exc:
+        raise LoadError(_load_message(ex, exc, solutions)) from exc
+
+
+def _load_message(ex: Exercise, exc: Exception, solutions: bool) -> str:
+    """``ex02: your file exercises/ex02_mul_backward.py doesn't import: SyntaxError at
+    line 21: '(' was never closed`` and the line itself."""
+    here = Path(__file__).resolve().parent
+    path = here / ("solutions" if solutions else "") / f"{ex.module}.py"
+    shown = path.relative_to(here.parent).as_posix()
+    whose = "the reference solution" if solutions else "your file"
+    kind = type(exc).__name__
+    if isinstance(exc, SyntaxError):
+        where, lineno, text = exc.filename, exc.lineno, exc.text
+        detail = exc.msg
+    else:
+        where = lineno = text = None
+        for frame, line in traceback.walk_tb(exc.__traceback__):  # the last line of ours
+            if frame.f_code.co_filename and Path(frame.f_code.co_filename).resolve() == path:
+                where, lineno = str(path), line
+        if lineno is not None:
+            text = linecache.getline(str(path), lineno)
+        detail = str(exc)
+    if where and lineno and Path(where).resolve() != path:  # e.g. a file it imports
+        at = f" in {where}, line {lineno}"
+    else:
+        at = f" at line {lineno}" if lineno else ""
+    message = f"{ex.id}: {whose} {shown} doesn't import: {kind}{at}: {detail}"
+    if text and text.strip():
+        message += f"\n    {text.strip()}"
+    return message
 
 
 def checker(exercise, task: str):
@@ -124,7 +170,10 @@ def run(exercise, *impls, solutions: bool = False, **named) -> list[Outcome]:
     ex = find(exercise)
     chosen = _pick(ex, impls, named)
     if not chosen:
-        module = load(ex, solutions=solutions, reload=True)
+        try:
+            module = load(ex, solutions=solutions, reload=True)
+        except LoadError as exc:  # reported like any other error: run() never raises for it
+            return [Outcome(ex, task, ERROR, str(exc)) for task in ex.tasks]
         chosen = {task: getattr(module, task) for task in ex.tasks}
     return [run_task(ex, task, obj, solutions=solutions) for task, obj in chosen.items()]
 
@@ -135,14 +184,18 @@ _MARKS = {PASSED: "✓", FAILED: "✗", NOT_ATTEMPTED: "·", ERROR: "✗"}
 def report(outcomes: list[Outcome]) -> str:
     """The text ``check`` prints: a heading, then one line (plus details) per task."""
     lines = [str(outcomes[0].exercise)] if outcomes else []
+    previous = None
     for o in outcomes:
         status = "not attempted yet" if o.status == NOT_ATTEMPTED else o.status
         line = f"  {_MARKS[o.status]} {o.task}: {status}"
         if o.status == NOT_ATTEMPTED:
             line += f" ({o.message})"
+        if o.status == ERROR and o.message == previous:  # e.g. a file that doesn't import
+            line += " (the same error as above)"
         lines.append(line)
-        if o.status in (FAILED, ERROR):
+        if o.status in (FAILED, ERROR) and o.message != previous:
             lines.extend("      " + text for text in o.message.splitlines())
+        previous = o.message if o.status == ERROR else None
     return "\n".join(lines)
 
 

@@ -73,7 +73,7 @@ class ExerciseItem(pytest.Item):
 
     def runtest(self):
         solutions = solutions_mode(self.config)
-        module = _runner.load(self.exercise, solutions=solutions)
+        module = _runner.load(self.exercise, solutions=solutions)  # LoadError: see repr_failure
         impl = getattr(module, self.task)
         try:
             _runner.checker(self.exercise, self.task)(impl)
@@ -90,6 +90,8 @@ class ExerciseItem(pytest.Item):
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, ExerciseFailure):
             return f"{self.exercise.id} {self.task}: {excinfo.value}"
+        if isinstance(excinfo.value, _runner.LoadError):  # the file's line, not importlib's
+            return str(excinfo.value)
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self):

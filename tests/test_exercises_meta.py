@@ -224,3 +224,56 @@ def test_student_view_skip_fail_pass(tmp_path):
                      env={"MINIGRAD_SOLUTIONS": "1"})
     assert result.returncode == 0 and "3 passed" in result.stdout, result.stdout
     assert "reference solutions" in result.stdout
+
+
+def test_a_file_that_does_not_import_gets_one_short_message(tmp_path):
+    """A syntax error or a bad import in a stub names the file and line, in pytest and in
+    run()/report(), instead of a page of importlib internals (or an exception in a
+    notebook cell that is meant to only report)."""
+    shutil.copytree(EXERCISE_DIR, tmp_path / "exercises",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    ex02 = tmp_path / "exercises" / "ex02_mul_backward.py"
+    good = ex02.read_text()
+    lines = good.splitlines(keepends=True)
+    bad_line = next(i for i, line in enumerate(lines) if line.startswith("__all__")) + 1
+    ex02.write_text("".join(lines[:bad_line - 1]) + "x = (\n" + "".join(lines[bad_line - 1:]))
+    ex04 = tmp_path / "exercises" / "ex04_exp_pow.py"
+    ex04.write_text(ex04.read_text().replace("__all__", "import numpyy\n__all__", 1))
+
+    result = _pytest(tmp_path, "exercises", "-k", "ex02 or ex04")
+    out = result.stdout
+    assert result.returncode == 1, out + result.stderr
+    assert "3 failed" in out, out
+    assert (f"ex02: your file exercises/ex02_mul_backward.py doesn't import: SyntaxError at "
+            f"line {bad_line}: '(' was never closed") in out
+    assert "ex04: your file exercises/ex04_exp_pow.py doesn't import: ModuleNotFoundError " \
+           "at line" in out and "No module named 'numpyy'" in out
+    assert "importlib" not in out and len(out.splitlines()) < 40, out
+
+    # the notebook path: run() reports the error, even for a file that imported
+    # fine before and broke afterwards (reload)
+    script = (
+        "import pathlib\n"
+        "from exercises import run, report\n"
+        "ex02 = pathlib.Path('exercises/ex02_mul_backward.py')\n"
+        "bad = ex02.read_text()\n"
+        f"ex02.write_text({good!r})\n"
+        "print(run('ex02')[0].status)\n"
+        "ex02.write_text(bad)\n"
+        "print(report(run('ex02')))\n"
+        "print(report(run('ex04')))\n"
+    )
+    result = subprocess.run([sys.executable, "-B", "-c", script], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout.splitlines()
+    assert out[0] == "not attempted"
+    assert out[1:5] == [
+        "ex02 the backward rule of mul (lesson 2)",
+        "  ✗ mul_backward: error",
+        f"      ex02: your file exercises/ex02_mul_backward.py doesn't import: SyntaxError at "
+        f"line {bad_line}: '(' was never closed",
+        "          x = (",
+    ]
+    assert "  ✗ pow_backward: error (the same error as above)" in out

@@ -32,6 +32,7 @@ that notebook outputs are stable.
 from __future__ import annotations
 
 import math
+import operator
 import re
 from dataclasses import dataclass
 
@@ -277,7 +278,9 @@ class Frames:
         self.names = dict(names or {})
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(map(repr, MODES))}, got {mode!r}")
-        events = list(getattr(tape, "events", ()))
+        if not hasattr(tape, "events"):
+            raise TypeError(_not_a_tape(tape))
+        events = list(tape.events)
         if not events:
             raise ValueError(
                 "this tape recorded nothing: build the graph inside `with minigrad.record() "
@@ -406,13 +409,17 @@ class Frames:
             for el in self._edges_into.get(n.id, ()):
                 self._set(el, add=("hidden",))
         given = [n for n in self.nodes if n.id not in new]
-        text = (f"Forward pass: {len(created)} nodes are created one at a time, each "
-                "from values that already exist.")
+        if len(created) == 1:
+            text = "Forward pass: 1 node is created, from values that already exist."
+        else:
+            text = (f"Forward pass: {len(created)} nodes are created one at a time, each "
+                    "from values that already exist.")
         if given:
             names = ", ".join(self.name(n) for n in given[:8]) + (", …" if len(given) > 8 else "")
             text += f"\nAlready there before recording (shown from the start): {names}."
         total = len(created)
-        self._emit("forward", "start", f"Forward · start ({total} nodes to create)", text)
+        self._emit("forward", "start", f"Forward · start ({_count(total, 'node')} to create)",
+                   text)
         for k, n in enumerate(created, 1):
             self._strip("current", replace="done")
             self._set(f"n_{n.id}", add=("current",), remove=("hidden",))
@@ -556,9 +563,12 @@ class Frames:
         self._strip_edge_current()
         self._mark_visited()
         self._strip("current", replace="done")
-        leaves = [n for n in self.nodes if n.op is None and n.requires_grad and n.grad is not None]
-        grads = ", ".join(f"{self.name(n)}.grad = {fmt_value(n.grad)}" for n in leaves[:8])
-        if len(leaves) > 8:
+        # what the replay ends with, not the live .grad: it may have changed since
+        # (step_through restores the caller's gradients, a student calls zero_grad)
+        held = [(n, self._gvals[g]) for n, g in zip(self.nodes, self._gcur.tolist())
+                if g >= 0 and n.op is None and n.requires_grad]
+        grads = ", ".join(f"{self.name(n)}.grad = {fmt_value(g)}" for n, g in held[:8])
+        if len(held) > 8:
             grads += ", …"
         text = "Backward pass complete."
         if grads:
@@ -615,6 +625,24 @@ class Frames:
         return list(self._gvals)
 
 
+def _count(n: int, word: str) -> str:
+    """``1 node``, ``3 nodes``."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _not_a_tape(obj) -> str:
+    """Stepping needs the order things happened in, which only a tape keeps."""
+    what = type(obj).__name__
+    if hasattr(obj, "parents") and hasattr(obj, "op"):
+        what = f"a {what} (a graph node, not a tape)"
+    else:
+        what = f"a {what}"
+    return (f"expected a tape from `with minigrad.record() as tape:`, got {what}. Use "
+            "viz.step_through(fn, *inputs), which records fn and its backward for you, or "
+            "build the graph inside `with minigrad.record() as tape:` (calling loss.backward() "
+            "there) and pass the tape")
+
+
 def _d(name: str) -> str:
     """``dL/da`` reads well; ``d(#7)``, ``d(loss)`` and ``d(d)`` need parentheses."""
     return name if len(name) == 1 and name != "d" else f"({name})"
@@ -652,10 +680,11 @@ def _contribution_text(e, upstream, name=node_name) -> str:
 class StepperState:
     """A cursor over ``Frames``: the plain object behind the widget and the tests.
 
-    ``step`` is the current frame index (clamped to the valid range); ``next``,
-    ``prev``, ``first``, ``last`` and ``goto`` move it; ``frame``, ``panel`` and
-    ``classes`` describe where we are.  Listeners added with ``observe(fn)`` are
-    called with the new step after every move.
+    ``step`` is the current frame index (clamped to the valid range; a negative
+    one counts from the end); ``next``, ``prev``, ``first``, ``last`` and
+    ``goto`` move it; ``frame``, ``panel`` and ``classes`` describe where we are.
+    Listeners added with ``observe(fn)`` are called with the new step after
+    every move.
     """
 
     def __init__(self, frames: Frames):
@@ -675,7 +704,18 @@ class StepperState:
         self.goto(i)
 
     def goto(self, i: int) -> int:
-        i = max(0, min(int(i), len(self.frames) - 1))
+        """Go to step ``i``: negative counts from the end like a list index (``-1``:
+        the last step); out of range is clamped to the first or last step."""
+        try:
+            i = operator.index(i)
+        except TypeError:
+            raise TypeError(f"goto: the step must be an integer, got {i!r}") from None
+        n = len(self.frames)
+        return self._move(i + n if i < 0 else i)
+
+    def _move(self, i: int) -> int:
+        """Go to step ``i`` clamped to the valid range (``prev`` at 0 stays at 0)."""
+        i = max(0, min(i, len(self.frames) - 1))
         if i != self._step:
             self._step = i
             for fn in list(self._listeners):
@@ -683,16 +723,16 @@ class StepperState:
         return i
 
     def next(self) -> int:
-        return self.goto(self._step + 1)
+        return self._move(self._step + 1)
 
     def prev(self) -> int:
-        return self.goto(self._step - 1)
+        return self._move(self._step - 1)
 
     def first(self) -> int:
-        return self.goto(0)
+        return self._move(0)
 
     def last(self) -> int:
-        return self.goto(len(self.frames) - 1)
+        return self._move(len(self.frames) - 1)
 
     def observe(self, fn) -> None:
         self._listeners.append(fn)

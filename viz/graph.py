@@ -12,6 +12,7 @@ text tree (``viz.text``) with a one-line hint on how to install graphviz.
 
 from __future__ import annotations
 
+import numbers
 import shutil
 from html import escape
 from pathlib import Path
@@ -228,10 +229,15 @@ def _ids(items) -> frozenset:
         items = [items]
     out = set()
     for item in items:
-        if isinstance(item, str):
+        if isinstance(item, str) and item.removeprefix("n_").isdigit():
             out.add(int(item.removeprefix("n_")))
-        elif isinstance(item, int):
-            out.add(item)
-        else:
+        elif isinstance(item, numbers.Integral) and not isinstance(item, bool):
+            out.add(int(item))
+        elif hasattr(item, "parents") and hasattr(item, "id"):
             out.add(item.id)
+        else:
+            raise TypeError(
+                f"draw: highlight takes graph nodes, node ids (int) or keys like 'n_7'; got "
+                f"{type(item).__name__} {item!r}"
+            )
     return frozenset(out)

@@ -101,7 +101,10 @@ class Stepper:
                 f"got {speed!r}"
             )
         self._user_params = draw_options.get("params")
-        names = param_names(self._user_params)
+        # the names viz.draw gives parameters: scopes' qualified ones ("0.weight"),
+        # overridden by params=, so the panel says what the picture shows
+        names = dict(getattr(draw_options.get("scopes"), "param_names", None) or {})
+        names.update(param_names(self._user_params))
         self.frames = Frames(tape, mode, names)
         if show_ids or names:
             # name every node the panel talks about, so picture and words agree
@@ -250,6 +253,7 @@ class Stepper:
         self.state.goto(i)
 
     def goto(self, i: int) -> None:
+        """Go to step ``i``; negative ``i`` counts from the end, like a list index."""
         self.state.goto(i)
 
     def next(self) -> None:
@@ -336,12 +340,15 @@ def step_through(fn, *inputs, mode: str = "both", **options) -> Stepper:
     """Record ``fn(*inputs)`` and its backward pass, and return a ``Stepper`` over both.
 
     Plain numbers become ``Value`` leaves and numpy arrays (or lists) become
-    ``Tensor`` leaves with ``requires_grad=True``, created inside the
-    recording and named after ``fn``'s parameters, so the forward replay
-    shows them appear.  Graph nodes you pass are used as they are.  ``fn``
-    must return a scalar (a ``Value`` or a one-element ``Tensor``): backward
-    starts from it.  ``options`` go to ``Stepper`` (``speed``, ``static``,
-    ``title``) and ``viz.draw`` (``rankdir``, ...).
+    ``Tensor`` leaves with ``requires_grad=True`` (integers as float32, like
+    ``Tensor([1, 2])``), created inside the recording and named after
+    ``fn``'s parameters, so the forward replay shows them appear.  Graph
+    nodes you pass are used as they are; their ``.grad`` is set aside while
+    the recorded backward runs and put back afterwards, so the stepper shows
+    this pass's gradients and your nodes keep theirs.  ``fn`` must return a
+    scalar (a ``Value`` or a one-element ``Tensor``): backward starts from
+    it.  ``options`` go to ``Stepper`` (``speed``, ``static``, ``title``) and
+    ``viz.draw`` (``rankdir``, ...).
     """
     import minigrad
 
@@ -349,9 +356,37 @@ def step_through(fn, *inputs, mode: str = "both", **options) -> Stepper:
     with minigrad.record() as tape:
         args = [_as_leaf(x, name) for x, name in zip(inputs, names)]
         out = fn(*args)
-        _check_scalar(out, fn)
-        out.backward()
+        _check_scalar(out, fn, args, names)
+        with _grads_set_aside(out, tape):
+            out.backward()
     return Stepper(tape, mode=mode, **options)
+
+
+class _grads_set_aside:
+    """Empty the ``.grad`` of the nodes ``out`` uses that existed before the
+    recording, and restore them on exit.
+
+    Leaves accumulate, so a student's ``a`` that already holds ``a.grad`` from
+    their own ``c.backward()`` would otherwise get this pass added on top: the
+    panel would show a sum of two passes, and ``a.grad`` would change behind
+    their back.  The frames are computed from the tape's events, which hold
+    this pass's values, so putting the old gradients back changes nothing shown.
+    """
+
+    def __init__(self, out, tape):
+        from minigrad import topological_order
+
+        recorded = {id(n) for n in tape.nodes}
+        self.saved = [(n, n.grad) for n in topological_order(out) if id(n) not in recorded]
+
+    def __enter__(self):
+        for n, _ in self.saved:
+            n.grad = None
+
+    def __exit__(self, *exc):
+        for n, grad in self.saved:
+            n.grad = grad
+        return False
 
 
 def _parameter_names(fn, n: int) -> list[str]:
@@ -379,7 +414,18 @@ def _as_leaf(x, name: str):
         tensor = getattr(minigrad, "Tensor", None)
         if tensor is None:
             raise TypeError("step_through: array inputs need minigrad.Tensor, which is missing")
-        data = np.asarray(x, dtype=float) if not isinstance(x, np.ndarray) else x
+        try:
+            data = np.asarray(x)
+        except ValueError as exc:  # a ragged list
+            raise TypeError(f"step_through: input {name!r} is not an array of numbers ({exc})"
+                            ) from None
+        if data.dtype.kind not in "iubf":
+            raise TypeError(f"step_through: input {name!r} is an array of dtype {data.dtype}; "
+                            "pass numbers (integers become float32)")
+        if data.dtype.kind != "f" or not isinstance(x, np.ndarray):
+            # only floats can require grad: integers (and lists, as Tensor([...])
+            # does) become float32, so that arange(3) works like [0, 1, 2]
+            data = data.astype(np.float32)
         return tensor(data, requires_grad=True, name=name)
     raise TypeError(
         f"step_through: input {name!r} is a {type(x).__name__}; pass numbers, numpy arrays "
@@ -387,12 +433,19 @@ def _as_leaf(x, name: str):
     )
 
 
-def _check_scalar(out, fn) -> None:
+def _check_scalar(out, fn, args=(), names=()) -> None:
     fname = getattr(fn, "__name__", "fn")
     if not (hasattr(out, "parents") and hasattr(out, "backward")):
         raise TypeError(
             f"step_through: {fname} returned a {type(out).__name__}, not a minigrad Value or "
             "Tensor; return the result of minigrad operations on its arguments"
+        )
+    if out.op is None:  # a leaf: backward has no edge to replay
+        given = next((n for a, n in zip(args, names) if a is out), None)
+        what = f"its input {given!r} unchanged" if given else "a leaf (made by no operation)"
+        raise ValueError(
+            f"step_through: {fname} returned {what}, so there is no computation to step "
+            "through; return an expression of its arguments, e.g. lambda a: a * 2"
         )
     data = out.data
     if isinstance(data, np.ndarray) and data.size != 1:

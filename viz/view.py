@@ -215,6 +215,11 @@ def as_roots(obj) -> tuple[tuple, list | None]:
     if _is_node(obj):
         return (obj,), None
     if hasattr(obj, "events") and hasattr(obj, "nodes") and hasattr(obj, "roots"):
+        if not obj.nodes:  # same as an empty list of roots: an empty picture hides a mistake
+            raise ValueError(
+                "viz: nothing to show (the tape recorded no nodes: build the graph inside "
+                "`with minigrad.record() as tape:`, or pass the output node itself)"
+            )
         return tuple(obj.roots), list(obj.nodes)
     if isinstance(obj, (str, bytes)) or not hasattr(obj, "__iter__"):
         raise TypeError(
