@@ -450,18 +450,20 @@ class Tensor(Node):
     clamp = clip
 
     # --- reductions ------------------------------------------------------------------
-    def sum(self, axis=None, keepdims: bool = False):
-        return _reduce(ops.SUM, self, axis, keepdims)
+    # (``dtype``/``out`` are there because ``np.sum(t)``, ``np.mean(t)``, ``np.max(t)``
+    # call these methods with them: see ``_numpy_call``.)
+    def sum(self, axis=None, keepdims: bool = False, *, dtype=None, out=None):
+        return _reduce(ops.SUM, _numpy_call(self, "sum", dtype, out), axis, keepdims)
 
-    def mean(self, axis=None, keepdims: bool = False):
-        return _reduce(ops.MEAN, self, axis, keepdims)
+    def mean(self, axis=None, keepdims: bool = False, *, dtype=None, out=None):
+        return _reduce(ops.MEAN, _numpy_call(self, "mean", dtype, out), axis, keepdims)
 
-    def max(self, axis=None, keepdims: bool = False):
+    def max(self, axis=None, keepdims: bool = False, *, out=None):
         """Largest value(s); tied maxima share the gradient equally."""
-        return _reduce(ops.MAX, self, axis, keepdims)
+        return _reduce(ops.MAX, _numpy_call(self, "max", None, out), axis, keepdims)
 
-    def min(self, axis=None, keepdims: bool = False):
-        return _reduce(ops.MIN, self, axis, keepdims)
+    def min(self, axis=None, keepdims: bool = False, *, out=None):
+        return _reduce(ops.MIN, _numpy_call(self, "min", None, out), axis, keepdims)
 
     def var(self, axis=None, keepdims: bool = False, ddof: int = 0):
         """Variance (numpy's default ddof=0; PyTorch's default is ddof=1)."""
@@ -908,6 +910,18 @@ def _node(op, out, parents, saved, attrs) -> Tensor:
     if HOOKS[0]:
         announce(node)
     return node
+
+
+def _numpy_call(t, name, dtype=None, out=None) -> Tensor:
+    """The extra arguments numpy passes when ``np.sum(t)`` defers to ``t.sum(...)``.
+
+    ``dtype`` casts first (a differentiable ``astype``); ``out`` cannot work, since a
+    graph op always makes a new tensor, so it is a clear error, not a numpy one.
+    """
+    if out is not None:
+        raise TypeError(f"{name}: out= is not supported: a tensor op makes a new tensor "
+                        f"(write r = t.{name}(...) instead)")
+    return t if dtype is None else t.astype(dtype)
 
 
 def _reduce(op, x, axis, keepdims) -> Tensor:

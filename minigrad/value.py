@@ -174,6 +174,9 @@ class Value(Node):
         return self._binary(ops.MINIMUM, other)
 
     # --- comparisons (on data; they build no graph) -----------------------------------
+    # ``==`` is deliberately *not* among them: it stays identity, because nodes are
+    # looked up in lists, sets and dicts (``node in graph``) all over the engine and
+    # the renderers.  Compare values with ``a.data == b.data``.
     def __lt__(self, other):
         return self.data < _data(other)
 

@@ -343,3 +343,24 @@ def test_an_identity_transpose_warns_and_points_to_swapaxes():
     assert y.shape == (2, 3)
     with pytest.raises(ValueError, match=r"use swapaxes\(dim0, dim1\)"):
         mg.randn(2, 3, 4).transpose(0, 1)
+
+
+@pytest.mark.parametrize("name", ["sum", "mean", "max", "min"])
+def test_numpy_reductions_on_a_tensor_record_the_op(name):
+    t = mg.Tensor(np.array([[1.0, 5.0, 2.0], [4.0, 3.0, 0.5]], dtype=np.float32),
+                  requires_grad=True)
+    r = getattr(np, name)(t, axis=0)  # numpy defers to t.<name>(axis=..., out=None, ...)
+    assert isinstance(r, mg.Tensor) and r.op.name == name
+    np.testing.assert_allclose(r.data, getattr(np, name)(t.data, axis=0))
+    r.sum().backward()
+    assert t.grad.shape == (2, 3)
+    with pytest.raises(TypeError, match=f"{name}: out= is not supported"):
+        getattr(np, name)(t, out=np.zeros(3, dtype=np.float32), axis=0)
+
+
+def test_np_sum_with_a_dtype_casts_first():
+    t = mg.randn(3, requires_grad=True)
+    r = np.sum(t, dtype=np.float64)
+    assert r.dtype == np.float64
+    r.backward()
+    assert t.grad.dtype == np.float32
