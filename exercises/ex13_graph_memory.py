@@ -15,7 +15,10 @@ so memory is counted per *buffer*:
 Part 1.  ``saved_bytes(root)``: the number of bytes held by the ``saved``
 arrays of the graph behind the Tensor ``root``, each buffer counted once, with
 nodes whose saved values were released (``None``) holding nothing.  Walk the
-graph with ``minigrad.topological_order(root)``; leaves save nothing.
+graph with ``minigrad.topological_order(root)``; leaves save nothing (``()``).
+``node.saved`` is a tuple that can also hold things that are not arrays
+(``sum``, ``mean`` and ``reshape`` save their input's *shape*, a tuple of
+ints): only the ``np.ndarray`` items hold array memory.
 
 Part 2.  Evaluating a model builds the same graph as training unless you say
 otherwise, and the graph (with all its saved arrays) lives until the result is

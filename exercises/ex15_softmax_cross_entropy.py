@@ -12,9 +12,10 @@ Part 1.  ``cross_entropy(logits, targets)`` returns L as a float.  Stability:
 subtracted from a row, so subtract each row's maximum first:
 ``logsumexp(z) = m + log Σ_k e^{z_k − m}`` with ``m = max_k z_k``.
 
-Part 2.  ``cross_entropy_backward(g, logits, targets)`` returns ``dL'/dz`` for
-an upstream gradient ``g = dL'/dL`` (a float).  The whole softmax-plus-log
-Jacobian collapses to something tiny:
+Part 2.  ``cross_entropy_backward(g, logits, targets)`` returns
+``dL'/dz = g · dL/dz`` (shape ``(N, C)``) for an upstream gradient
+``g = dL'/dL`` (a float).  The whole softmax-plus-log Jacobian collapses to
+something tiny:
 
     dL/dz[n, c] = (p[n, c] − [c == y_n]) / N
 

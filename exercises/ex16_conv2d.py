@@ -7,11 +7,13 @@ position:
 
     out[n, o, i, j] = b[o] + Σ_{c, u, v} w[o, c, u, v] · xp[n, c, i·s + u, j·s + v]
 
-with ``xp`` the padded input, output size ``OH = (H + 2·padding − kh) // stride + 1``
-(and ``OW`` likewise).  Written as loops this is six nested ``for``s: far too
-slow in Python.  The trick used by real libraries is *im2col*: copy every
-patch into one row of a matrix, then a single matrix product does all the dot
-products at once (and its backward is matmul's backward, exercise 11).
+with ``xp`` the padded input and ``s`` the stride, output size
+``OH = (H + 2·padding − kh) // stride + 1`` (and ``OW`` likewise).  Written as
+loops this is seven nested ``for``s (over ``n, o, i, j`` and the sum's
+``c, u, v``; lesson 10's ``conv2d_loops`` leaves the last three to ``np.sum``):
+far too slow in Python.  The trick used by real libraries is *im2col*: copy
+every patch into one row of a matrix, then a single matrix product does all
+the dot products at once (and its backward is matmul's backward, exercise 11).
 
 Part 1.  ``im2col(x, kh, kw, stride=1, padding=0)`` returns an array of shape
 ``(N, OH, OW, C·kh·kw)`` whose ``[n, i, j]`` row is the patch under output

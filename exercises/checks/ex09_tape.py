@@ -117,11 +117,6 @@ def _compare(got, want, prog, out, text, second):
         size = f"{len(got)} items" if isinstance(got, (list, tuple)) else fmt(got)
         fail(f"{text} should return a list of {len(want)} numbers (one per instruction), "
              f"got {size}")
-    users = {}
-    for op, args in prog[: out + 1]:
-        if op != "input":
-            for i in args:
-                users[i] = users.get(i, 0) + 1
     for k in range(len(want) - 1, -1, -1):  # from the output down: the first error is the cause
         if close(got[k], want[k]):
             continue
@@ -131,11 +126,49 @@ def _compare(got, want, prog, out, text, second):
             hint = f"v{out} cannot depend on v{k}, which comes after it: that gradient is 0.0"
         elif k == out:
             hint = "seed d v_out / d v_out = 1.0"
-        elif users.get(k, 0) > 1:
-            hint = (f"v{k} is used {users[k]} times: add (+=) one contribution per use "
-                    f"(mul(i, i) uses v_i twice)")
         else:
-            hint = ("loop over the instructions from out down to 0, adding each one's local "
-                    "gradients into its inputs")
+            hint = _uses_hint(prog, k, out, got[k], want)
         fail(f"{text}: d v{out}/d v{k} = {fmt(got[k])}, expected {fmt(want[k])} "
              f"({_describe(prog, k)})", hint)
+
+
+def _uses_hint(prog, k, out, got_k, want):
+    """Every gradient after v_k was right (they are compared first), so the suspects are
+    the uses of v_k: name each one with its local derivative, or spot a missing +=."""
+    values = []
+    for op, args in prog:
+        if op == "input":
+            values.append(args[0])
+        elif op == "tanh":
+            values.append(math.tanh(values[args[0]]))
+        else:
+            a, b = values[args[0]], values[args[1]]
+            values.append(a + b if op == "add" else a * b)
+    uses = []  # (text, contribution), one per edge out of v_k
+    for j in range(k + 1, out + 1):
+        op, args = prog[j]
+        for slot, i in enumerate(args if op != "input" else ()):
+            if i != k:
+                continue
+            if op == "add":
+                local, value = "1", 1.0
+            elif op == "mul":
+                other = args[1 - slot]
+                local, value = f"v{other}", values[other]
+            else:
+                local, value = f"1 − v{j}², the tanh's output squared", 1 - values[j] ** 2
+            uses.append((j, f"v{j} = {op} {' '.join(f'v{a}' for a in args)} "
+                            f"(d v{j}/d v{k} = {local})", want[j] * value))
+    if not uses:
+        return ("loop over the instructions from out down to 0, adding each one's local "
+                "gradients into its inputs")
+    if len(uses) > 1 and any(close(got_k, c) for _, _, c in uses):
+        return (f"v{k} is used {len(uses)} times: add (+=) one contribution per use "
+                f"(mul(i, i) uses v_i twice)")
+    if len(uses) == 1:
+        j, used_by, _ = uses[0]
+        chain = "" if j == out else f": d v{out}/d v{k} = d v{out}/d v{j} · d v{j}/d v{k}"
+        return f"v{k} is used once, by {used_by}{chain}"
+    used_by = "; ".join(text for _, text, _ in uses)
+    return (f"v{k} is used {len(uses)} times, by {used_by}: d v{out}/d v{k} is the sum over "
+            f"these uses of d v{out}/d v_j · d v_j/d v{k}")

@@ -9,6 +9,9 @@ from minigrad import Tensor
 
 from ._support import call, expect_close, fail, fmt, rng_for
 
+SAVED_HINT = ("node.saved is None once released, () for a leaf, and may hold non-arrays (sum "
+              "saves a shape): loop over `node.saved or ()` and count only np.ndarray items")
+
 
 def _graphs():
     rng = rng_for("ex13.graphs")
@@ -39,7 +42,8 @@ def _alternatives(root):
 
 def _check_one(saved_bytes, name, root, when):
     context = f"saved_bytes(root) for {name}{when}"
-    got = call(saved_bytes, "saved_bytes", {"root": root}, context=context)
+    got = call(saved_bytes, "saved_bytes", {"root": root}, context=context,
+               hint_on_error=SAVED_HINT)
     want = minigrad.graph_memory(root).saved_bytes
     if isinstance(got, (int, np.integer)) and not isinstance(got, bool) and got == want:
         return

@@ -310,6 +310,27 @@ def _keeps_state(self, out):
     return list(self._kept)
 
 
+def _rules(tanh_from_input=False, mul_own_factor=False):
+    def gradients(self, out):
+        grads = [0.0] * len(self.ops)
+        grads[out] = 1.0
+        for k in range(out, -1, -1):
+            g, op, args = grads[k], self.ops[k], self.args[k]
+            if op == "add":
+                grads[args[0]] += g
+                grads[args[1]] += g
+            elif op == "mul":
+                i, j = args
+                grads[i] += g * self.values[i if mul_own_factor else j]
+                grads[j] += g * self.values[j if mul_own_factor else i]
+            elif op == "tanh":
+                t = math.tanh(self.values[args[0]]) if not tanh_from_input else self.values[args[0]]
+                grads[args[0]] += g * (1 - t**2)
+        return grads
+
+    return gradients
+
+
 def _from_the_end(self, out):
     from exercises.solutions.ex09_tape import Tape
 
@@ -330,6 +351,10 @@ MISTAKES[("ex09", "Tape")] = [
             "+="),
     Mistake("gradients leak between calls", _tape_variant("state", gradients=_keeps_state),
             "fresh zeros"),
+    Mistake("tanh's rule from its input, 1 − v_i²", _tape_variant(
+        "tanh-in", gradients=_rules(tanh_from_input=True)), "the tanh's output squared"),
+    Mistake("mul multiplies by its own factor", _tape_variant(
+        "mul-own", gradients=_rules(mul_own_factor=True)), "is the sum over these uses"),
     Mistake("always differentiates the last instruction",
             _tape_variant("last", gradients=_from_the_end), "cannot depend"),
     Mistake("listing with a trailing newline",
@@ -648,6 +673,15 @@ mistake("ex13", "saved_bytes", "counts shared buffers twice", "count each buffer
 mistake("ex13", "saved_bytes", "counts a view's own nbytes", "base")(_saved_bytes(bases=False))
 mistake("ex13", "saved_bytes", "still counts released nodes", "released")(
     _saved_bytes(skip_released=False))
+
+
+@mistake("ex13", "saved_bytes", "calls .nbytes on a saved shape", "only np.ndarray items")
+def _saved_bytes_of_everything(root):
+    buffers = {}
+    for node in topological_order(root):
+        for item in node.saved or ():
+            buffers[id(item)] = item.nbytes  # a shape (a tuple) has no nbytes
+    return sum(buffers.values())
 
 
 def _evaluate(no_grad=True, as_float=True, leave_off=False):
