@@ -312,3 +312,41 @@ def test_load_state_dict_accepts_any_key_order(order):
     for (k, a), (k2, b) in zip(src.state_dict().items(), dst.state_dict().items()):
         assert k == k2
         np.testing.assert_array_equal(a, b)
+
+
+def test_no_grad_on_a_generator_covers_its_body_not_the_caller():
+    import minigrad as mg
+
+    @mg.no_grad
+    def evaluate(n):
+        for _ in range(n):
+            got = yield mg.is_grad_enabled()
+            assert got is None or got == "ping"
+        return "done"
+
+    seen = []
+    gen = evaluate(3)
+    for flag in gen:
+        seen.append((flag, mg.is_grad_enabled()))  # the caller's own mode between items
+    assert seen == [(False, True)] * 3
+
+    gen = evaluate(2)
+    assert next(gen) is False
+    assert gen.send("ping") is False
+    with pytest.raises(StopIteration) as stop:
+        gen.send(None)
+    assert stop.value.value == "done"
+
+    closed = []
+
+    @mg.no_grad()
+    def closing():
+        try:
+            yield 1
+        finally:
+            closed.append(mg.is_grad_enabled())
+
+    g = closing()
+    next(g)
+    g.close()
+    assert closed == [False] and mg.is_grad_enabled()

@@ -9,6 +9,7 @@ the body raises, because each context manager remembers the previous value.
 from __future__ import annotations
 
 import functools
+import inspect
 
 from .state import grad_enabled, set_grad_mode
 
@@ -74,20 +75,60 @@ class _GradModeContext:
         if not callable(fn):
             raise TypeError(f"{type(self).__name__}() decorates a function, got "
                             f"{type(fn).__name__}")
+        mode = type(self)
+        if inspect.isgeneratorfunction(fn):
+            return _generator_in_mode(fn, mode)
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
-            with type(self)():
+            with mode():
                 return fn(*args, **kwargs)
 
         return wrapper
 
 
-class no_grad(_GradModeContext):
-    """Build no graph inside the block (or the decorated function).
+def _generator_in_mode(fn, mode):
+    """Decorate a generator function: its body runs in ``mode`` at every resume.
 
-    Use it for evaluation and for parameter updates: ``p.data -= lr * p.grad``
-    must not itself become part of the next step's graph.
+    Calling a generator function only creates the generator, so wrapping the call
+    alone would leave the body in the caller's mode; and holding the mode across
+    ``yield`` would leak it into the caller's code between items.  So each step
+    (send, throw, close) enters the mode around the generator's own code.
+    """
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        gen = fn(*args, **kwargs)
+        try:
+            with mode():
+                value = gen.send(None)
+            while True:
+                try:
+                    sent = yield value
+                except GeneratorExit:
+                    with mode():
+                        gen.close()
+                    raise
+                except BaseException as exc:  # thrown in by the caller: pass it on
+                    with mode():
+                        value = gen.throw(exc)
+                else:
+                    with mode():
+                        value = gen.send(sent)
+        except StopIteration as stop:
+            return stop.value
+
+    return wrapper
+
+
+class no_grad(_GradModeContext):
+    """Build no graph inside the block (or the decorated function or generator).
+
+    Use it for evaluation, and for parameter updates written with tensor ops:
+    ``w -= lr * w.grad`` on a leaf that requires grad is refused outside it (it
+    would have to be recorded), and ``w = w - lr * w.grad`` outside it makes ``w``
+    a node of the old graph.  (``p.data -= ...`` works on the raw array and
+    records nothing either way.)
     """
 
     mode = False
