@@ -467,7 +467,7 @@ class Tensor(Node):
 
     def var(self, axis=None, keepdims: bool = False, ddof: int = 0):
         """Variance (numpy's default ddof=0; PyTorch's default is ddof=1)."""
-        axis = _axis(axis, self, "var")
+        axis = _reduction_axis(axis, self, "var")
         return apply_op(ops.VAR, self, axis=axis, keepdims=bool(keepdims), ddof=int(ddof))
 
     def std(self, axis=None, keepdims: bool = False, ddof: int = 0):
@@ -874,15 +874,18 @@ def _prepare(extra, datas, op) -> None:
     if extra.get("float_only") and datas and datas[0].dtype.kind != "f":
         datas[0] = datas[0].astype(float32)
     promote = extra.get("promote")
-    if promote:
+    if promote:  # PyTorch's rules, as in ``_promote``
         part = slice(None) if promote is True else promote
         idx = range(len(datas))[part]
-        floats = [datas[i].dtype for i in idx if datas[i].dtype.kind == "f"]
-        if floats and len(floats) < len(idx):
-            target = np.result_type(*floats)
+        floats = [datas[i] for i in idx if datas[i].dtype.kind == "f"]
+        if floats:
+            # operands with dimensions decide; 0-d ones only if they are all there is
+            shaped = [d.dtype for d in floats if d.ndim]
+            target = np.result_type(*(shaped or [d.dtype for d in floats]))
             for i in idx:
-                if datas[i].dtype.kind != "f":
-                    datas[i] = datas[i].astype(target)
+                d = datas[i]
+                if d.dtype != target and (d.dtype.kind != "f" or (shaped and not d.ndim)):
+                    datas[i] = d.astype(target)
 
 
 def _node(op, out, parents, saved, attrs) -> Tensor:
@@ -924,10 +927,17 @@ def _numpy_call(t, name, dtype=None, out=None) -> Tensor:
     return t if dtype is None else t.astype(dtype)
 
 
+def _reduction_axis(axis, x, op_name):
+    """A validated reduction axis; for a 0-d tensor, None (it has no axis to reduce:
+    ``axis=0``, ``-1`` or ``(0,)`` leave its one value as it is, as in PyTorch)."""
+    if axis is None:
+        return None
+    axis = _axis(axis, x, op_name)
+    return None if x.data.ndim == 0 else axis
+
+
 def _reduce(op, x, axis, keepdims) -> Tensor:
-    if axis is not None:
-        axis = _axis(axis, x, op.name)
-    return apply_op(op, x, axis=axis, keepdims=bool(keepdims))
+    return apply_op(op, x, axis=_reduction_axis(axis, x, op.name), keepdims=bool(keepdims))
 
 
 def _compare(ufunc, a, b) -> Tensor:

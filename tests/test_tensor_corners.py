@@ -5,6 +5,8 @@ in-place change, gradients that must not share memory, dtypes that must not
 widen, and errors that must name the problem.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -364,3 +366,68 @@ def test_np_sum_with_a_dtype_casts_first():
     assert r.dtype == np.float64
     r.backward()
     assert t.grad.dtype == np.float32
+
+
+# --- found by differential fuzzing against PyTorch -----------------------------------
+def test_a_0d_leaf_used_with_vectors_accumulates_every_use():
+    # unbroadcast's fast path summed to a numpy scalar, and `+=` on it was lost
+    a = np.array([1.0, 2.0])
+    x = mg.Tensor(np.array(1.0), requires_grad=True)
+    ((x * a).sum() + (x * a).sum() + (x * a).sum()).backward()
+    assert isinstance(x.grad, np.ndarray) and x.grad.shape == ()
+    np.testing.assert_allclose(x.grad, 9.0)
+
+
+@pytest.mark.parametrize("name", ["sum", "mean", "max", "min", "logsumexp", "var"])
+@pytest.mark.parametrize("axis", [0, -1, (0,)])
+def test_reducing_a_0d_tensor_over_an_axis_keeps_its_value(name, axis):
+    x = mg.Tensor(np.array(1.5), requires_grad=True)
+    r = getattr(x, name)(axis=axis)
+    assert r.shape == ()
+    r.backward()
+    expected_value, expected_grad = (0.0, 0.0) if name == "var" else (1.5, 1.0)
+    np.testing.assert_allclose(r.data, expected_value)
+    np.testing.assert_allclose(x.grad, expected_grad)
+
+
+def test_variance_with_no_degrees_of_freedom_is_nan_not_a_crash():
+    y = mg.Tensor([[1.0], [2.0]], requires_grad=True)
+    with warnings.catch_warnings():  # numpy: "Degrees of freedom <= 0 for slice"
+        warnings.simplefilter("ignore", RuntimeWarning)
+        v = y.var(axis=1, ddof=1)
+    assert np.isnan(v.data).all()
+    v.sum().backward()
+    assert y.grad.dtype == np.float32 and np.isnan(y.grad).all()
+
+
+def test_reductions_over_empty_tensors():
+    z = mg.zeros(0, 3, requires_grad=True)
+    for out, shape in ((z.softmax(axis=0), (0, 3)), (z.log_softmax(axis=0), (0, 3)),
+                       (z.max(axis=1), (0,)), (z.min(axis=-1), (0,)),
+                       (z.logsumexp(axis=1), (0,))):
+        assert out.shape == shape
+        z.grad = None
+        out.sum().backward()
+        assert z.grad.shape == (0, 3)
+    lse = z.logsumexp(axis=0)  # log of an empty sum
+    np.testing.assert_array_equal(lse.data, [-np.inf] * 3)
+    with pytest.raises(ValueError, match="an empty slice has no maximum"):
+        z.max(axis=0)
+
+
+def test_matmul_with_an_empty_inner_axis():
+    a = mg.zeros(2, 0, requires_grad=True)
+    b = mg.zeros(0, requires_grad=True)
+    (a @ b).sum().backward()
+    assert a.grad.shape == (2, 0) and b.grad.shape == (0,)
+
+
+def test_where_with_a_0d_float64_operand_stays_float32():
+    cond = mg.Tensor(np.array([True, False]))
+    a = mg.Tensor(np.array([1.0, 2.0], dtype=np.float32), requires_grad=True)
+    s = mg.Tensor(np.array(5.0), requires_grad=True)
+    out = mg.where(cond, a, s)
+    assert out.dtype == np.float32
+    out.sum().backward()
+    np.testing.assert_allclose(a.grad, [1.0, 0.0])
+    assert s.grad.dtype == np.float64 and s.grad == 1.0

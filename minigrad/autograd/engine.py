@@ -57,7 +57,9 @@ def unbroadcast(grad: np.ndarray, shape: tuple) -> np.ndarray:
         return grad
     extra = grad.ndim - len(shape)
     if extra == 1 and grad.shape[1:] == shape:  # the common case: a bias added to rows
-        return grad.sum(axis=0)
+        # (asarray: summing a 1-D gradient for a 0-d input gives a numpy scalar, which
+        # the engine could not add into in place)
+        return np.asarray(grad.sum(axis=0))
     if extra < 0 or any(
         n != 1 and n != grad.shape[extra + i] for i, n in enumerate(shape)
     ):

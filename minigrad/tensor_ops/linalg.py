@@ -38,7 +38,9 @@ def _grad_b(g, a, b):
             return nd(g * a)
         return a[:, None] * g[..., None, :]  # (k,) x (..., m) -> (..., k, m)
     if b.ndim == 1:  # (..., n, k) @ (k,): sum over every axis but the last
-        return np.matmul(g.reshape(-1), a.reshape(-1, a.shape[-1]))
+        # (the row count spelled out: reshape(-1, 0) of an empty array is ambiguous)
+        rows = g.size
+        return np.matmul(g.reshape(rows), a.reshape(rows, a.shape[-1]))
     return (a.T if a.ndim == 2 else a.swapaxes(-1, -2)) @ g
 
 

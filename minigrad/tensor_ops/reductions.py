@@ -8,6 +8,8 @@ use numpy's names; ``axis`` may be None (everything), an int or a tuple.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ._base import distinct, fmt_axis, nd, tensor_op, uniform
@@ -95,8 +97,8 @@ MEAN = tensor_op(
 
 def _extreme_forward(reduce):
     def forward(x, axis=None, keepdims=False):
-        if x.size == 0:
-            raise ValueError("zero-size input has no maximum or minimum")
+        if x.size == 0 and _count(x.shape, axis) == 0:  # an empty slice has no extreme
+            raise ValueError("an empty slice has no maximum or minimum")
         m = reduce(x, axis=axis, keepdims=True)
         hit = x == m
         # Ties share the gradient equally, so its total is conserved.
@@ -130,7 +132,10 @@ def _var_forward(x, axis=None, keepdims=False, ddof=0):
 
 def _var_grad(g, centred, axis=None, keepdims=False, ddof=0):
     n = _count(centred.shape, axis) - ddof
-    return nd(keep(g, centred.shape, axis, keepdims) * centred * (2 / n))
+    # n <= 0 (one element with ddof=1): the variance is nan, and so is its gradient,
+    # as in PyTorch.  A Python float keeps float32 float32.
+    scale = 2 / n if n > 0 else math.nan
+    return nd(keep(g, centred.shape, axis, keepdims) * centred * scale)
 
 
 def _var_cases(rng):
@@ -148,8 +153,13 @@ VAR = tensor_op(
 
 def _logsumexp_forward(x, axis=None, keepdims=False):
     # log Σ e^x = m + log Σ e^(x−m) with m = max x: no overflow; an all −inf slice
-    # (or ±inf max) uses m = 0 so that inf − inf never appears.
-    m = np.max(x, axis=axis, keepdims=True)
+    # (or ±inf max) uses m = 0 so that inf − inf never appears; so does an empty
+    # slice, whose sum is 0 and logsumexp −inf.
+    if x.size == 0:  # (np.max of an empty slice would raise)
+        kept = [1 if i in norm_axes(axis, x.ndim) else n for i, n in enumerate(x.shape)]
+        m = np.zeros(kept, dtype=x.dtype)
+    else:
+        m = np.max(x, axis=axis, keepdims=True)
     m = np.where(np.isfinite(m), m, 0)
     e = np.exp(x - m)
     s = e.sum(axis=axis, keepdims=True)
@@ -169,6 +179,8 @@ LOGSUMEXP = tensor_op(
 
 
 def _softmax_forward(x, axis=-1):
+    if x.size == 0:  # nothing to normalise (np.max of an empty slice would raise)
+        return x.copy(), (x.copy(),)
     e = np.exp(x - np.max(x, axis=axis, keepdims=True))
     out = e / e.sum(axis=axis, keepdims=True)
     return out, (out,)
@@ -181,6 +193,8 @@ def _softmax_grad(g, out, axis=-1, **_):
 
 
 def _log_softmax_forward(x, axis=-1):
+    if x.size == 0:
+        return x.copy(), (x.copy(),)
     shifted = x - np.max(x, axis=axis, keepdims=True)
     out = shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
     return out, (out,)
