@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import time
@@ -99,17 +100,63 @@ def build_model(kind: str, n_in: int, n_classes: int, image_shape=None, seed: in
     raise SystemExit(f"unknown model {kind!r} (mlp or cnn)")
 
 
+def _positive_int(text: str) -> int:
+    # argparse types: a bad value becomes "error: argument --epochs: ..." with the
+    # usage line, instead of a traceback deep in training (or a silent default).
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
+    return value
+
+
+def _nonnegative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a positive finite number, got {text}")
+    return value
+
+
+def _defaults_table() -> str:
+    row = "  {:<8} {:<5} {:>6} {:>10} {:>8}".format
+    rows = [row("dataset", "model", "epochs", "batch-size", "lr")]
+    rows += [row(d, m, e, b, f"{lr:g}") for (d, m), (e, b, lr) in DEFAULTS.items()]
+    return ("defaults per dataset and model (used when --epochs, --batch-size or --lr "
+            "is not given):\n" + "\n".join(rows))
+
+
 def _parser():
     ap = argparse.ArgumentParser(prog="python -m minigrad.train",
-                                 description="Train a small model with minigrad.")
+                                 description="Train a small model with minigrad.",
+                                 epilog=_defaults_table(),
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("dataset", nargs="?", default="digits",
                     choices=["digits", "mnist", "moons", "spirals"])
-    ap.add_argument("--model", default="mlp", choices=["mlp", "cnn"])
-    ap.add_argument("--epochs", type=int, default=None)
-    ap.add_argument("--batch-size", type=int, default=None)
-    ap.add_argument("--lr", type=float, default=None)
+    ap.add_argument("--model", default="mlp", choices=["mlp", "cnn"],
+                    help="mlp, or cnn for the image datasets (default mlp)")
+    ap.add_argument("--epochs", type=_positive_int, default=None,
+                    help="passes over the training data (default: see below)")
+    ap.add_argument("--batch-size", type=_positive_int, default=None,
+                    help="samples per step (default: see below)")
+    ap.add_argument("--lr", type=_positive_float, default=None,
+                    help="learning rate (default: see below)")
     ap.add_argument("--optimizer", default="adam", choices=["adam", "adamw", "sgd"])
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=_nonnegative_int, default=0)
     ap.add_argument("--out", default=None, help="directory for history.json, model.npz, "
                                                 "curves.png")
     ap.add_argument("--data-root", default=None, help="folder with the MNIST IDX files")
@@ -120,6 +167,17 @@ def _parser():
     return ap
 
 
+def _check_args(ap, args) -> None:
+    """Reject combinations argparse cannot see, before any data is loaded."""
+    if (args.dataset, args.model) not in DEFAULTS:
+        ap.error(f"{args.dataset} is a 2-D point set: use --model mlp")
+    if args.dataset == "mnist":
+        if args.data_root is None:
+            ap.error("mnist needs --data-root DIR (the four IDX files; nothing is downloaded)")
+        if not os.path.isdir(os.path.expanduser(args.data_root)):
+            ap.error(f"--data-root {args.data_root}: no such directory")
+
+
 def main(argv=None) -> int:
     """Console entry point (``minigrad-train``): run and return the exit status."""
     run(argv)
@@ -128,16 +186,21 @@ def main(argv=None) -> int:
 
 def run(argv=None) -> dict:
     """Parse ``argv``, train, report; returns the results (also written to history.json)."""
-    args = _parser().parse_args(argv)
+    ap = _parser()
+    args = ap.parse_args(argv)
+    _check_args(ap, args)
     if args.threads > 0:
         set_blas_threads(args.threads)
     epochs, batch_size, lr = DEFAULTS[(args.dataset, args.model)]
     epochs = args.epochs if args.epochs is not None else epochs
-    batch_size = args.batch_size or batch_size
+    batch_size = args.batch_size if args.batch_size is not None else batch_size
     lr = args.lr if args.lr is not None else lr
 
-    X_tr, X_te, y_tr, y_te, image_shape = load_dataset(args.dataset, args.data_root,
-                                                       image=args.model == "cnn")
+    try:
+        X_tr, X_te, y_tr, y_te, image_shape = load_dataset(args.dataset, args.data_root,
+                                                           image=args.model == "cnn")
+    except (FileNotFoundError, ValueError) as exc:  # missing or corrupt MNIST files
+        ap.error(str(exc))
     # Watch a validation split carved from the training data; the test set is
     # looked at once, at the end (monitoring it every epoch is how it leaks).
     X_tr, X_val, y_tr, y_val = train_test_split(X_tr, y_tr, test_size=0.1, seed=1)

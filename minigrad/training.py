@@ -44,7 +44,9 @@ class History:
 
     def append(self, **metrics) -> None:
         for name, value in metrics.items():
-            getattr(self, name).append(None if value is None else float(value))
+            if value is not None:
+                value = int(value) if name == "epoch" else float(value)  # epoch 3, not 3.0
+            getattr(self, name).append(value)
 
     def __len__(self) -> int:
         return len(self.epoch)
@@ -55,7 +57,16 @@ class History:
 
     @classmethod
     def from_dict(cls, data: dict) -> History:
-        return cls(**{k: list(data.get(k, [])) for k in cls.__dataclass_fields__})
+        """Inverse of ``to_dict``; also takes the CLI's results dict, whose ``"history"`` it reads.
+
+        ``python -m minigrad.train --out DIR`` writes the history inside a dict
+        that also holds the run's settings and test score, so both files load.
+        """
+        if isinstance(data.get("history"), dict):
+            data = data["history"]
+        history = cls(**{k: list(data.get(k, [])) for k in cls.__dataclass_fields__})
+        history.epoch = [int(e) for e in history.epoch]  # older files stored 1.0, 2.0, ...
+        return history
 
     def save(self, path) -> None:
         with open(path, "w") as fh:
@@ -63,6 +74,7 @@ class History:
 
     @classmethod
     def load(cls, path) -> History:
+        """Read a file written by ``save``, or the CLI's ``history.json`` (``--out DIR``)."""
         with open(path) as fh:
             return cls.from_dict(json.load(fh))
 
@@ -255,6 +267,10 @@ def fit(model, optimizer, loss_fn, train_loader, epochs: int, val_loader=None,
     """
     if epochs < 0:
         raise ValueError(f"fit: epochs must be >= 0, got {epochs}")
+    if epochs and len(train_loader) == 0:
+        # Otherwise every epoch would "succeed" with loss 0 and accuracy 0.
+        raise ValueError("fit: the training loader yields no batches (fewer samples than "
+                         "batch_size with drop_last=True?)")
     loss_fn = loss_fn or _default_loss()
     history = History()
     width = len(str(epochs))
@@ -275,11 +291,13 @@ def fit(model, optimizer, loss_fn, train_loader, epochs: int, val_loader=None,
             correct += accuracy_count(out.data, yb)
             count += n
             bar.update(total_loss / count, correct / count)
+        if count == 0:
+            raise ValueError(f"fit: the training loader yielded no samples in epoch {epoch}")
         val_loss = val_acc = None
         if val_loader is not None:
             val_loss, val_acc = evaluate(model, val_loader, loss_fn)
-        history.append(epoch=epoch, train_loss=total_loss / max(count, 1),
-                       train_acc=correct / max(count, 1), val_loss=val_loss, val_acc=val_acc,
+        history.append(epoch=epoch, train_loss=total_loss / count,
+                       train_acc=correct / count, val_loss=val_loss, val_acc=val_acc,
                        lr=lr, seconds=time.perf_counter() - started)
         line = history.summary()
         if not bar.close(line.split(": ", 1)[1]) and progress:

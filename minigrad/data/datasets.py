@@ -20,6 +20,7 @@ import gzip
 import math
 import numbers
 import os
+import zlib
 from importlib.resources import files
 from pathlib import Path
 
@@ -240,8 +241,14 @@ def load_idx(path) -> np.ndarray:
     with open(path, "rb") as fh:
         gzipped = fh.read(2) == b"\x1f\x8b"
     opener = gzip.open if gzipped else open
-    with opener(path, "rb") as fh:
-        data = fh.read()
+    try:
+        with opener(path, "rb") as fh:
+            data = fh.read()
+    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+        # A cut-off download usually ends here; name the file, not just the symptom.
+        raise ValueError(
+            f"{path}: corrupt or truncated gzip file ({exc}); download it again"
+        ) from exc
 
     if len(data) < 4:
         raise ValueError(f"{path}: too short to be an IDX file ({len(data)} bytes)")

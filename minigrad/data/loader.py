@@ -22,11 +22,21 @@ __all__ = ["DataLoader"]
 class DataLoader:
     """Iterate over ``dataset`` in mini-batches.
 
-    ``dataset`` is either a tuple (or list) of equal-length arrays such as
-    ``(X, y)``, or any object with ``__len__`` and a ``__getitem__`` that accepts
-    an integer index array and returns one array or a tuple of arrays.
+    ``dataset`` is one of
+
+    * a tuple (or list) of equal-length arrays such as ``(X, y)``: the fast path,
+      one fancy-indexing per array and batch;
+    * a list of sample tuples such as ``list(zip(xs, ys))``, the shape of a
+      small PyTorch dataset;
+    * any object with ``__len__`` and ``__getitem__``.  It is first asked for a
+      whole batch with an integer index array (returning one array or a tuple of
+      arrays); if that raises, as a PyTorch-style ``__getitem__`` that takes one
+      ``int`` does, samples are fetched one at a time from then on.
+
+    Samples fetched one at a time are collated like PyTorch's default: each
+    field is stacked with ``np.stack``, so ``xb`` has shape ``(batch, *x.shape)``.
     Each iteration over the loader is one epoch and yields tuples of numpy
-    arrays, one per dataset array, e.g. ``for xb, yb in loader``.
+    arrays, one per field, e.g. ``for xb, yb in loader``.
 
     ``len(loader)`` is the number of batches per epoch. With ``drop_last=True``
     a final batch smaller than ``batch_size`` is skipped, which helps when code
@@ -48,7 +58,16 @@ class DataLoader:
         ):
             raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
 
-        if isinstance(dataset, (tuple, list)):
+        # A list whose items are all tuples is a list of samples, not of arrays.
+        self._per_item = (
+            isinstance(dataset, list)
+            and bool(dataset)
+            and all(isinstance(s, tuple) for s in dataset)
+        )
+        if self._per_item:
+            self._arrays = None
+            self._n = len(dataset)
+        elif isinstance(dataset, (tuple, list)):
             if not dataset:
                 raise ValueError("dataset tuple must contain at least one array")
             arrays = tuple(np.asarray(a) for a in dataset)
@@ -64,8 +83,8 @@ class DataLoader:
             self._n = len(dataset)
         else:
             raise TypeError(
-                "dataset must be a tuple of arrays or an object with __len__ and "
-                f"__getitem__, got {type(dataset).__name__}"
+                "dataset must be a tuple of arrays, a list of sample tuples or an object "
+                f"with __len__ and __getitem__, got {type(dataset).__name__}"
             )
 
         self.dataset = dataset
@@ -83,10 +102,18 @@ class DataLoader:
     def _fetch(self, idx: np.ndarray) -> tuple[np.ndarray, ...]:
         if self._arrays is not None:
             return tuple(a[idx] for a in self._arrays)
-        item = self.dataset[idx]
-        if isinstance(item, (tuple, list)):
-            return tuple(np.asarray(a) for a in item)
-        return (np.asarray(item),)
+        if not self._per_item:
+            try:
+                item = self.dataset[idx]
+            except (TypeError, IndexError, KeyError, ValueError):
+                # Most likely a __getitem__ written for one int index; if it is a
+                # real bug, the per-item call below raises it again, unmasked.
+                self._per_item = True
+            else:
+                if isinstance(item, (tuple, list)):
+                    return tuple(np.asarray(a) for a in item)
+                return (np.asarray(item),)
+        return _collate([self.dataset[int(i)] for i in idx])
 
     def __iter__(self):
         # The permutation is drawn when iteration starts, so an epoch's order is
@@ -100,3 +127,20 @@ class DataLoader:
             f"DataLoader(n={self._n}, batch_size={self.batch_size}, shuffle={self.shuffle}, "
             f"drop_last={self.drop_last}, seed={self.seed})"
         )
+
+
+def _collate(samples: list) -> tuple[np.ndarray, ...]:
+    """Stack samples field by field (PyTorch's default collate, for numpy)."""
+    first = samples[0]
+    fields = list(zip(*samples)) if isinstance(first, (tuple, list)) else [samples]
+    if isinstance(first, (tuple, list)) and any(len(s) != len(first) for s in samples):
+        counts = sorted({len(s) for s in samples})
+        raise ValueError(f"cannot collate a batch: samples have {counts} fields")
+    out = []
+    for k, field in enumerate(fields):
+        arrays = [np.asarray(v) for v in field]
+        shapes = sorted({a.shape for a in arrays})
+        if len(shapes) > 1:
+            raise ValueError(f"cannot stack field {k} of a batch: samples have shapes {shapes}")
+        out.append(np.stack(arrays))
+    return tuple(out)
