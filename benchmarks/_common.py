@@ -8,6 +8,7 @@ whatever runs next in the same process), alternating, and we report medians.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import platform
@@ -95,3 +96,20 @@ def median(xs):
 
 def timer():
     return time.perf_counter()
+
+
+def at_least(lowest: int, why: str = ""):
+    """An argparse type: an int >= ``lowest`` (a clear usage error instead of a crash
+    deep in the statistics when a run is too short to measure)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if value < lowest:
+            raise argparse.ArgumentTypeError(
+                f"must be at least {lowest}{f' ({why})' if why else ''}, got {value}")
+        return value
+
+    return parse

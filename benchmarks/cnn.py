@@ -29,6 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from _common import (  # noqa: E402
+    at_least,
     interleave,
     machine_line,
     median,
@@ -171,10 +172,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="20 steps per run instead of 60")
     ap.add_argument("--steps", type=int, default=None)
-    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--repeats", type=at_least(3, "a median of three runs at least"), default=3)
     ap.add_argument("--threads", type=int, default=1, help="BLAS (and torch) threads")
     ap.add_argument("--worker")
-    args, _ = ap.parse_known_args()
+    args = ap.parse_args()
     steps = args.steps or (20 if args.quick else 60)
     if args.worker:
         print(json.dumps(worker(args.worker, steps, args.threads)))
@@ -184,7 +185,7 @@ def main():
         ["numpy", "minigrad"],
         "torch not installed: numpy and minigrad only (the target compares to torch)",
     )
-    repeats = max(3, args.repeats)
+    repeats = args.repeats
     res = interleave(__file__, impls, ["--steps", str(steps), "--threads", str(args.threads)],
                      repeats)
     print(machine_line(args.threads))

@@ -25,7 +25,7 @@ import weakref
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from _common import machine_line, pin_threads  # noqa: E402
+from _common import at_least, machine_line, pin_threads  # noqa: E402
 
 pin_threads(1)
 
@@ -84,7 +84,7 @@ def build(model_kind):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--steps", type=int, default=1000)
+    ap.add_argument("--steps", type=at_least(200, "growth is measured from step 100"), default=1000)
     ap.add_argument("--model", choices=["mlp", "cnn"], default="mlp")
     args = ap.parse_args()
     step, probe = build(args.model)

@@ -43,6 +43,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from _common import (  # noqa: E402
+    at_least,
     interleave,
     machine_line,
     median,
@@ -195,10 +196,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="12,800 samples instead of 60,000")
     ap.add_argument("--samples", type=int, default=None)
-    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--repeats", type=at_least(3, "a median of three runs at least"), default=3)
     ap.add_argument("--threads", type=int, default=1, help="BLAS (and torch) threads")
     ap.add_argument("--worker")
-    args, _ = ap.parse_known_args()
+    args = ap.parse_args()
     n = args.samples or (12_800 if args.quick else 60_000)
     if args.worker:
         print(json.dumps(worker(args.worker, n, args.threads)))
@@ -206,11 +207,11 @@ def main():
     pin_threads(args.threads)
     impls = with_torch(["numpy", "minigrad"], "torch not installed: numpy and minigrad only")
     worker_args = ["--samples", str(n), "--threads", str(args.threads)]
-    res = interleave(__file__, impls, worker_args, max(3, args.repeats))
+    res = interleave(__file__, impls, worker_args, args.repeats)
     print(machine_line(args.threads))
     steps = res["numpy"][0]["steps"]
     print(f"MLP {'-'.join(map(str, SIZES))}, batch {BATCH}, {n:,} samples = {steps} steps/epoch, "
-          f"median of {max(3, args.repeats)} runs")
+          f"median of {args.repeats} runs")
     wall = {impl: median([r["epoch"] for r in runs]) for impl, runs in res.items()}
     est = {impl: median([r["robust"] for r in runs]) for impl, runs in res.items()}
     for impl in impls:

@@ -21,7 +21,14 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from _common import interleave, machine_line, median, pin_threads, timer  # noqa: E402
+from _common import (  # noqa: E402
+    at_least,
+    interleave,
+    machine_line,
+    median,
+    pin_threads,
+    timer,
+)
 
 
 def moons(n=100, noise=0.1, seed=1):
@@ -91,10 +98,10 @@ def worker(impl: str, steps: int) -> dict:
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--steps", type=int, default=12)
-    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--steps", type=at_least(2, "the first step is a warm-up"), default=12)
+    ap.add_argument("--repeats", type=at_least(1), default=3)
     ap.add_argument("--worker")
-    args, rest = ap.parse_known_args()
+    args = ap.parse_args()
     if args.worker:
         print(json.dumps(worker(args.worker, args.steps)))
         return

@@ -27,7 +27,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from _common import machine_line  # noqa: E402
+from _common import at_least, machine_line  # noqa: E402
 
 
 def build(layers):
@@ -58,7 +58,7 @@ def summary(times) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--layers", type=int, nargs="+", default=[8, 8])
-    ap.add_argument("--jumps", type=int, default=300)
+    ap.add_argument("--jumps", type=at_least(1), default=300)
     ap.add_argument("--browser", action="store_true",
                     help="also time the restyle in headless Chromium")
     args = ap.parse_args()

@@ -33,6 +33,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from _common import (  # noqa: E402
+    at_least,
     interleave,
     machine_line,
     median,
@@ -295,12 +296,13 @@ def _table(res, impls, cases, nodes=None):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeats", type=int, default=3, help="processes per implementation")
-    ap.add_argument("--reps", type=int, default=40, help="timed repetitions inside a process")
+    ap.add_argument("--repeats", type=at_least(1), default=3, help="processes per implementation")
+    ap.add_argument("--reps", type=at_least(1), default=40,
+                    help="timed repetitions inside a process")
     ap.add_argument("--threads", type=int, default=1, help="BLAS threads")
     ap.add_argument("--which", default="all", choices=["all", "tiny", "large"])
     ap.add_argument("--worker")
-    args, _ = ap.parse_known_args()
+    args = ap.parse_args()
     if args.worker:
         print(json.dumps(worker(args.worker, args.reps, args.which)))
         return
