@@ -100,36 +100,27 @@ def build_model(kind: str, n_in: int, n_classes: int, image_shape=None, seed: in
     raise SystemExit(f"unknown model {kind!r} (mlp or cnn)")
 
 
-def _positive_int(text: str) -> int:
-    # argparse types: a bad value becomes "error: argument --epochs: ..." with the
-    # usage line, instead of a traceback deep in training (or a silent default).
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
-    return value
+def _checked(kind, ok, what: str):
+    """An argparse type: ``kind(text)`` that passes ``ok``.  A bad value becomes
+    "error: argument --epochs: ..." with the usage line, instead of a traceback deep
+    in training (or a silent default)."""
+
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+        if not ok(value):
+            raise argparse.ArgumentTypeError(f"must be {what}, got {text}")
+        return value
+
+    return parse
 
 
-def _nonnegative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"must be a positive finite number, got {text}")
-    return value
+_positive_int = _checked(int, lambda v: v >= 1, "a positive integer")
+_nonnegative_int = _checked(int, lambda v: v >= 0, "an integer >= 0")
+_positive_float = _checked(float, lambda v: math.isfinite(v) and v > 0,
+                           "a positive finite number")
 
 
 def _defaults_table() -> str:

@@ -48,7 +48,7 @@ def test_cli_point_sets_with_cnn_give_a_clear_error(capsys, dataset):
         (["--lr", "-1"], "argument --lr: must be a positive finite number"),
         (["--lr", "0"], "argument --lr: must be a positive finite number"),
         (["--lr", "nan"], "argument --lr: must be a positive finite number"),
-        (["--seed", "-1"], "argument --seed: must be >= 0"),
+        (["--seed", "-1"], "argument --seed: must be an integer >= 0"),
         (["mnist"], "mnist needs --data-root"),
         (["mnist", "--data-root", "/nonexistent/mnist"], "/nonexistent/mnist: no such directory"),
     ],
