@@ -431,3 +431,11 @@ def test_where_with_a_0d_float64_operand_stays_float32():
     out.sum().backward()
     np.testing.assert_allclose(a.grad, [1.0, 0.0])
     assert s.grad.dtype == np.float64 and s.grad == 1.0
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+def test_softmax_of_a_0d_tensor_gives_an_array_gradient(name):
+    x = mg.Tensor(np.array(-1.0), requires_grad=True)
+    getattr(x, name)().backward(np.array(2.0))
+    assert isinstance(x.grad, np.ndarray) and x.grad.shape == ()
+    np.testing.assert_allclose(x.grad, 0.0)  # the output is constant (1, or log 1)

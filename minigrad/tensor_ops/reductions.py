@@ -189,7 +189,7 @@ def _softmax_forward(x, axis=-1):
 def _softmax_grad(g, out, axis=-1, **_):
     # Jacobian-vector product without the n×n Jacobian: ∂yᵢ/∂xⱼ = yᵢ(δᵢⱼ − yⱼ),
     # so (gᵀJ)ⱼ = yⱼ·(gⱼ − Σᵢ gᵢyᵢ).
-    return out * (g - (g * out).sum(axis=axis, keepdims=True))
+    return nd(out * (g - (g * out).sum(axis=axis, keepdims=True)))  # (0-d: an array)
 
 
 def _log_softmax_forward(x, axis=-1):
@@ -202,7 +202,7 @@ def _log_softmax_forward(x, axis=-1):
 
 def _log_softmax_grad(g, out, axis=-1, **_):
     # out = x − logsumexp(x):  (gᵀJ)ⱼ = gⱼ − softmax(x)ⱼ·Σᵢ gᵢ, and softmax = e^out.
-    return g - np.exp(out) * g.sum(axis=axis, keepdims=True)
+    return nd(g - np.exp(out) * g.sum(axis=axis, keepdims=True))
 
 
 def _softmax_cases(rng):
