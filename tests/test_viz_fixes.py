@@ -175,3 +175,47 @@ def test_readme_first_look_snippet_keeps_its_promises(capsys):
     exec(compile(code, "README.md", "exec"), ns)
     assert capsys.readouterr().out.splitlines()[0] == "-2.0 2.0"
     assert (ns["a"].grad, ns["b"].grad) == (-2.0, 2.0)
+
+
+# --- found by fuzzing the renderers with odd labels and recordings ------------------------
+def test_a_label_that_reads_like_a_gradient_is_not_the_gradient_slot():
+    with minigrad.record() as tape:
+        a = Value(2.0, label="grad 3.0000")
+        b = Value(3.0, label="b")
+        (a * b).backward()
+    texts = re.findall(r"<text[^>]*>([^<]*)</text>", viz.Stepper(tape).render_svg(0))
+    assert texts[:3] == ["grad 3.0000", "data 2.0000", "grad —"]  # name kept; grad not yet
+
+
+def test_text_printer_keeps_one_line_per_node_with_a_newline_in_a_name():
+    a = Value(1.0, label="line1\nline2")
+    out = a * 2
+    out.label = "L"
+    out.backward()
+    lines = viz.text(out).splitlines()
+    assert len(lines) == 3 and "leaf line1\\nline2  data=1.0000" in lines[1]
+
+
+def test_exported_html_escapes_script_like_labels_in_its_data():
+    with minigrad.record() as tape:
+        a = Value(1.0, label="<!--<script></script>")
+        (a * 2.0).backward()
+    page = viz.Stepper(tape).to_html()
+    start = page.index('<script type="application/json"')
+    block = page[start:page.index("</script>", start)]
+    assert "<!--" not in block and "<script>" not in block.split(">", 1)[1]
+    assert "\\u003c!--\\u003cscript>" in block
+
+
+def test_a_second_forward_pass_after_a_backward_is_replayed():
+    with minigrad.record() as tape:
+        a, b = Value(2.0, label="a"), Value(3.0, label="b")
+        (a * b).backward()
+        c = Value(5.0, label="c")
+        second = (a + c) * b
+        second.label = "L2"
+        second.backward()
+    stepper = viz.Stepper(tape)
+    assert "6 nodes" in stepper.panel and "before recording" not in stepper.panel
+    stepper.goto(-1)
+    assert "a.grad = 6.0, b.grad = 9.0, c.grad = 3.0" in stepper.panel

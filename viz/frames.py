@@ -294,10 +294,16 @@ class Frames:
                 "tape.backward(loss) afterwards (or use mode='forward')"
             )
         self.mode = mode
-        # Nodes created while backward runs (a custom Function's backward computes
-        # with Tensors too) are not part of the forward graph: leave them out.
+        # Nodes created while a backward pass runs (a custom Function's backward
+        # computes with Tensors too) are not part of the forward graph: leave them out.
+        # A pass runs from its "seeded" event to its last edge event; nodes created
+        # between two passes (the next step's forward) are kept.
         marks = [i for i, e in enumerate(events) if e.kind != "created"]
-        span = range(marks[0], marks[-1] + 1) if marks else range(0)
+        span = set()
+        starts = [i for i in marks if events[i].kind == "seeded"] or marks[:1]
+        for k, start in enumerate(starts):
+            stop = starts[k + 1] if k + 1 < len(starts) else len(events)
+            span.update(range(start, max(i for i in marks if start <= i < stop) + 1))
         created = [e.node for i, e in enumerate(events) if e.kind == "created" and i not in span]
         used = {p.id for n in created for p in n.parents}
         roots = [n for n in created if n.id not in used]

@@ -164,11 +164,13 @@ class SvgTemplate:
 
     @staticmethod
     def _grad_text(svg: str, start: int, end: int, final: str):
-        """The ``<text>`` element in this range that reads exactly ``final`` (its gradient)."""
+        """The last ``<text>`` element in this range that reads exactly ``final``: the
+        gradient row comes after the node's name, which a user may have spelled the same."""
+        found = None
         for t in _TEXT.finditer(svg, start, end):
             if html.unescape(t.group(2)).strip() == final:
-                return t.start(), t.end(), (t.group(1),)
-        return None
+                found = t.start(), t.end(), (t.group(1),)
+        return found
 
     def render(self, classes: list[str], grads: dict[str, str] | None = None) -> str:
         """The SVG with ``classes[i]`` added to element ``i`` and the given gradient texts.
@@ -363,7 +365,9 @@ def player_fragment(frames, template: SvgTemplate | None, grad_text, *, start: i
     """The player as an HTML fragment: a ``<div>`` with its CSS, data and script."""
     n = len(frames)
     payload = _payload(frames, template, grad_text, start)
-    data = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
+    # Inside <script>, "</script", "<!--" or "<script" in a label would end or derail
+    # the data block; "<" only occurs inside JSON strings, where \u003c means the same.
+    data = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
     if template is not None:
         graph = template.render(frames.class_strings(start), grad_strings(frames, start, grad_text))
     else:

@@ -115,10 +115,13 @@ def render_text(view: GraphView, *, ids: bool = False, max_indent: int = 40, **_
     return "\n".join(lines)
 
 
+_CONTROL = {ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"}
+
+
 def _head(n, ids: bool) -> str:
     what = n.symbol if n.symbol is not None else ("leaf" if n.requires_grad else "const")
-    if n.name is not None:
-        what += f" {n.name}"
+    if n.name is not None:  # (a newline in a name would break the one-line-per-node format)
+        what += " " + n.name.translate(_CONTROL)
     return f"#{n.id} {what}" if ids else what
 
 
