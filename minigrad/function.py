@@ -41,6 +41,7 @@ import numbers
 
 import numpy as np
 
+from .autograd.engine import unbroadcastable
 from .autograd.grad_mode import no_grad
 from .autograd.node import Node, init_node
 from .autograd.registry import Op
@@ -240,7 +241,7 @@ def _run_backward(cls, ctx, g, saved):
             continue
         gr = np.asarray(gr)
         shape = ctx._shapes[slot]
-        if gr.shape != shape and not _sums_to(gr.shape, shape):
+        if gr.shape != shape and not unbroadcastable(gr.shape, shape):
             raise ValueError(
                 f"{name}.backward returned a gradient of shape {gr.shape} for input "
                 f"{positions[slot]}, which has shape {shape}: each gradient must have its "
@@ -251,12 +252,3 @@ def _run_backward(cls, ctx, g, saved):
             gr = gr.copy()
         out.append(gr)
     return out
-
-
-def _sums_to(big: tuple, small: tuple) -> bool:
-    """Whether numpy broadcasting can turn shape ``small`` into ``big`` (so unbroadcast
-    can sum a gradient of shape ``big`` back down)."""
-    if len(small) > len(big):
-        return False
-    tail = big[len(big) - len(small):]
-    return all(s == 1 or s == b for s, b in zip(small, tail))

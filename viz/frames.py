@@ -40,6 +40,8 @@ import numpy as np
 
 from minigrad import topological_order
 
+from .view import _is_node
+
 __all__ = [
     "STATES",
     "Frame",
@@ -639,7 +641,7 @@ def _count(n: int, word: str) -> str:
 def _not_a_tape(obj) -> str:
     """Stepping needs the order things happened in, which only a tape keeps."""
     what = type(obj).__name__
-    if hasattr(obj, "parents") and hasattr(obj, "op"):
+    if _is_node(obj):
         what = f"a {what} (a graph node, not a tape)"
     else:
         what = f"a {what}"

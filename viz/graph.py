@@ -18,7 +18,7 @@ from html import escape
 from pathlib import Path
 
 from .dot import MODULES, RANKDIRS, render_dot
-from .view import DRAW_WIDTH, GraphView, build_view
+from .view import DRAW_WIDTH, GraphView, _is_node, build_view
 
 __all__ = ["draw", "Graph", "DotNotFoundError", "GraphTooLargeError", "dot_available",
            "INSTALL_HINT"]
@@ -233,7 +233,7 @@ def _ids(items) -> frozenset:
             out.add(int(item.removeprefix("n_")))
         elif isinstance(item, numbers.Integral) and not isinstance(item, bool):
             out.add(int(item))
-        elif hasattr(item, "parents") and hasattr(item, "id"):
+        elif _is_node(item):
             out.add(item.id)
         else:
             raise TypeError(

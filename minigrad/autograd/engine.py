@@ -36,7 +36,8 @@ import numpy as np
 from .graph import topological_order
 from .state import HOOKS, MODIFIED, STATE
 
-__all__ = ["backward", "unbroadcast", "check_unmodified", "GraphReleasedError"]
+__all__ = ["backward", "unbroadcast", "unbroadcastable", "check_unmodified",
+           "GraphReleasedError"]
 
 
 class GraphReleasedError(RuntimeError):
@@ -60,9 +61,7 @@ def unbroadcast(grad: np.ndarray, shape: tuple) -> np.ndarray:
         # (asarray: summing a 1-D gradient for a 0-d input gives a numpy scalar, which
         # the engine could not add into in place)
         return np.asarray(grad.sum(axis=0))
-    if extra < 0 or any(
-        n != 1 and n != grad.shape[extra + i] for i, n in enumerate(shape)
-    ):
+    if not unbroadcastable(grad.shape, shape):
         raise ValueError(
             f"unbroadcast: a gradient of shape {grad.shape} cannot come from "
             f"broadcasting shape {shape}"
@@ -72,6 +71,13 @@ def unbroadcast(grad: np.ndarray, shape: tuple) -> np.ndarray:
     )
     summed = grad.sum(axis=axes, keepdims=True) if axes else grad
     return summed.reshape(shape)
+
+
+def unbroadcastable(big: tuple, shape: tuple) -> bool:
+    """Whether broadcasting can make ``shape`` into ``big``, so that ``unbroadcast``
+    can sum a gradient of shape ``big`` back down to ``shape``."""
+    extra = len(big) - len(shape)
+    return extra >= 0 and all(n == 1 or n == big[extra + i] for i, n in enumerate(shape))
 
 
 def _seed(root, gradient):

@@ -61,7 +61,7 @@ def relu(x):
 
 def leaky_relu(x, negative_slope: float = 0.01):
     """x if x > 0 else negative_slope · x (an int input gives float32, not float64)."""
-    return float_inputs("leaky_relu", x)[0].leaky_relu(negative_slope)
+    return _tensor(x, "leaky_relu").leaky_relu(negative_slope)  # (the op casts ints)
 
 
 def gelu(x, approximate: str = "none"):
@@ -209,13 +209,8 @@ def batch_norm(x, running_mean=None, running_var=None, weight=None, bias=None,
     if running_mean is None or running_var is None:
         raise ValueError("batch_norm: eval mode (training=False) needs running_mean and "
                          "running_var")
-    return apply_op(_norm.BATCH_NORM_EVAL, x, weight, bias, _as_dtype(running_mean, dtype),
-                    _as_dtype(running_var, dtype), eps=float(eps))
-
-
-def _as_dtype(v, dtype):
-    arr = data_of(v)
-    return arr if arr.dtype == dtype else arr.astype(dtype)
+    return apply_op(_norm.BATCH_NORM_EVAL, x, weight, bias, constant_like(running_mean, dtype),
+                    constant_like(running_var, dtype), eps=float(eps))
 
 
 def _affine_operands(fn, x, weight, bias, shape):

@@ -276,7 +276,8 @@ class Module:
 
     # --- saving and loading ---------------------------------------------------------------
     def _state_entries(self) -> list:
-        """``(qualified name, kind, module, local name)`` for every parameter and buffer.
+        """``(qualified name, kind, module, local name, value)`` for every parameter and
+        buffer (``value``: the Parameter, or the buffer array).
 
         PyTorch's order: module by module (pre-order), each module's own
         parameters and then its buffers, so ``1.weight, 1.bias, 1.running_mean``
@@ -289,19 +290,17 @@ class Module:
             for name, p in params.items():
                 if p is not None and id(p) not in seen:
                     seen.add(id(p))
-                    out.append((prefix + name, "param", module, name))
+                    out.append((prefix + name, "param", module, name, p))
             for name, b in buffers.items():
                 if b is not None:
-                    out.append((prefix + name, "buffer", module, name))
+                    out.append((prefix + name, "buffer", module, name, b))
         return out
 
     def state_dict(self) -> OrderedDict:
         """Every parameter and buffer by qualified name, as numpy array copies."""
         state = OrderedDict()
-        for key, kind, module, name in self._state_entries():
-            registry = module._registries()[0 if kind == "param" else 1]
-            value = registry[name].data if kind == "param" else registry[name]
-            state[key] = np.array(value, copy=True)
+        for key, kind, _, _, value in self._state_entries():
+            state[key] = np.array(value.data if kind == "param" else value, copy=True)
         return state
 
     def load_state_dict(self, state_dict, strict: bool = True) -> LoadResult:
@@ -315,11 +314,8 @@ class Module:
         old activations with the loaded weights.
         """
         targets = OrderedDict()
-        for key, kind, module, name in self._state_entries():
-            if kind == "param":
-                targets[key] = ("param", module._registries()[0][name])
-            else:
-                targets[key] = ("buffer", (module, name))
+        for key, kind, module, name, value in self._state_entries():
+            targets[key] = ("param", value) if kind == "param" else ("buffer", (module, name))
         given = list(state_dict.keys())
         missing = [k for k in targets if k not in state_dict]
         unexpected = [k for k in given if k not in targets]
