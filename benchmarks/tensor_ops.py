@@ -6,15 +6,21 @@ Two questions, each answered by forward + backward timings:
   of steps ``h = tanh(h * w + b)`` (elementwise) and ``h = tanh(h @ W + b)``
   (matmul with a broadcast bias) against hand-written numpy that computes the
   same forward values and the same gradients.  Target: <= 2.5x numpy.
-* large ops (1000x1000 matmul, elementwise on 4M float32 elements): is the
-  overhead gone when the arithmetic dominates?  Target: <= 1.05x numpy.
+* large ops: is the overhead gone when the arithmetic dominates?  Each op
+  alone, forward + backward, against the bare numpy calls: a 1000x1000
+  matmul, and on 4M float32 elements ``x * y``, ``tanh``, ``sum`` and a
+  broadcast ``X * b`` (1000x4000 by 4000, so backward sums over rows).
+  Target: <= 1.05x numpy.  One more row chains three of them,
+  ``tanh(x * y).sum()``: there the graph keeps ``x * y`` until it dies (a node
+  is its value, for the renderers), which numpy frees at once, and that one
+  array is what glibc's heap trimming turns into page faults (TUNED_MALLOC).
 
 Each implementation runs in its own process, alternating, and we report
 medians (see _common.py).  If PyTorch is installed it is timed too, for
 reference (never required).  The tiny chains also run on
 ``_lean_tensor.py``, the leanest Python engine we could write (four slots, no
 checks, no metadata): the floor for any engine that builds a node per op.
-The large cases count page faults per step, which is where the elementwise
+The large cases count page faults per step, which is where the chained
 case loses its time with glibc's default heap trimming (see TUNED_MALLOC).
 
     python benchmarks/tensor_ops.py [--repeats 3] [--threads 1]
@@ -43,6 +49,8 @@ from _common import (  # noqa: E402
 )
 
 STEPS = 50  # steps per tiny chain: 3 nodes each
+TINY = ("elementwise_chain", "matmul_chain")
+LARGE = ("matmul_1000", "mul_4M", "tanh_4M", "sum_4M", "mul_rows_4M", "chain_4M")
 
 
 def _time(fn, reps, inner=1):
@@ -66,13 +74,15 @@ def _data(np, seed=0):
         "b": [rng.standard_normal((4, 4)).astype(f) * 0.1 for _ in range(STEPS)],
         "bv": [rng.standard_normal(4).astype(f) * 0.1 for _ in range(STEPS)],
     }
-    n = 1000
+    n, m = 1000, 4_000_000
     big = {
         "A": rng.standard_normal((n, n)).astype(f),
         "B": rng.standard_normal((n, n)).astype(f),
         "G": rng.standard_normal((n, n)).astype(f),
-        "x": rng.standard_normal(4_000_000).astype(f),
-        "y": rng.standard_normal(4_000_000).astype(f),
+        "x": rng.standard_normal(m).astype(f),
+        "y": rng.standard_normal(m).astype(f),
+        "g": rng.standard_normal(m).astype(f),  # an upstream gradient for one op
+        "b": rng.standard_normal(m // n).astype(f),  # a row vector for X (n, m/n)
     }
     return small, big
 
@@ -115,26 +125,58 @@ def numpy_cases(np):
             g = g @ ws[i].T
         return loss, gws, gbs, g
 
-    A, B, G, x, y = big["A"], big["B"], big["G"], big["x"], big["y"]
+    A, B, G, x, y, g = (big[k] for k in "ABGxyg")
+    X, b = x.reshape(1000, -1), big["b"]
+    gX = g.reshape(X.shape)
     grads = {}  # like .grad: the previous step's gradients live until replaced
 
+    # Each returns what it computed forward; the gradients stay in ``grads``.
     def matmul_big():
         grads.clear()
         C = A @ B
         grads["A"], grads["B"] = G @ B.T, A.T @ G
         return C
 
-    def elementwise_big():
+    def mul_big():
+        grads.clear()
+        z = x * y
+        grads["x"], grads["y"] = g * y, g * x
+        return z
+
+    def tanh_big():
+        grads.clear()
+        t = np.tanh(x)
+        grads["x"] = g * (1 - t * t)
+        return t
+
+    def sum_big():
+        grads.clear()
+        s = x.sum()
+        grads["x"] = np.full_like(x, 1)  # a leaf's .grad is a real array, as in PyTorch
+        return s
+
+    def mul_rows_big():
+        grads.clear()
+        z = X * b
+        grads["X"], grads["b"] = gX * b, (gX * X).sum(axis=0)
+        return z
+
+    def chain_big():
         grads.clear()
         t = np.tanh(x * y)
         s = t.sum()
-        g = np.broadcast_to(np.ones((), dtype=t.dtype), t.shape)
-        g = g * (1 - t * t)
-        grads["x"], grads["y"] = g * y, g * x
+        d = np.broadcast_to(np.ones((), dtype=t.dtype), t.shape)
+        d = d * (1 - t * t)
+        grads["x"], grads["y"] = d * y, d * x
         return s
 
     return {"elementwise_chain": elementwise_chain, "matmul_chain": matmul_chain,
-            "matmul_1000": matmul_big, "elementwise_4M": elementwise_big}
+            **_large(matmul_big, mul_big, tanh_big, sum_big, mul_rows_big, chain_big)}
+
+
+def _large(matmul, mul, tanh, total, mul_rows, chain):
+    """The large cases by name (LARGE), in the order the tables print them."""
+    return dict(zip(LARGE, (matmul, mul, tanh, total, mul_rows, chain)))
 
 
 def _tiny_chains(x0, ws, bs, bvs):
@@ -179,23 +221,53 @@ def minigrad_cases(np):
 
     A = Tensor(big["A"], requires_grad=True)
     B = Tensor(big["B"], requires_grad=True)
-    G = big["G"]
+    G, g = big["G"], big["g"]
     x = Tensor(big["x"], requires_grad=True)
     y = Tensor(big["y"], requires_grad=True)
+    X = Tensor(big["x"].reshape(1000, -1), requires_grad=True)
+    b = Tensor(big["b"], requires_grad=True)
+    gX = g.reshape(X.shape)
 
+    # Each returns its forward result's array; the graph is freed on return, as
+    # numpy's temporaries are.
     def matmul_big():
         A.grad = B.grad = None
         C = A @ B
         C.backward(G)
-        return C.data  # the graph is freed here, as numpy's temporaries are
+        return C.data
 
-    def elementwise_big():
+    def mul_big():
+        x.grad = y.grad = None
+        z = x * y
+        z.backward(g)
+        return z.data
+
+    def tanh_big():
+        x.grad = None
+        t = x.tanh()
+        t.backward(g)
+        return t.data
+
+    def sum_big():
+        x.grad = None
+        s = x.sum()
+        s.backward()
+        return s.data
+
+    def mul_rows_big():
+        X.grad = b.grad = None
+        z = X * b
+        z.backward(gX)
+        return z.data
+
+    def chain_big():
         x.grad = y.grad = None
         s = (x * y).tanh().sum()
         s.backward()
         return s.data
 
-    return {**cases, "matmul_1000": matmul_big, "elementwise_4M": elementwise_big}
+    return {**cases, **_large(matmul_big, mul_big, tanh_big, sum_big, mul_rows_big,
+                              chain_big)}
 
 
 def lean_cases(np):
@@ -223,19 +295,39 @@ def torch_cases(np):
 
     A = torch.from_numpy(big["A"]).requires_grad_()
     B = torch.from_numpy(big["B"]).requires_grad_()
-    G = torch.from_numpy(big["G"])
+    G, g = torch.from_numpy(big["G"]), torch.from_numpy(big["g"])
     x = torch.from_numpy(big["x"]).requires_grad_()
     y = torch.from_numpy(big["y"]).requires_grad_()
+    X = torch.from_numpy(big["x"].reshape(1000, -1).copy()).requires_grad_()
+    b = torch.from_numpy(big["b"]).requires_grad_()
+    gX = g.reshape(X.shape)
 
     def matmul_big():
         A.grad = B.grad = None
         (A @ B).backward(G)
 
-    def elementwise_big():
+    def mul_big():
+        x.grad = y.grad = None
+        (x * y).backward(g)
+
+    def tanh_big():
+        x.grad = None
+        x.tanh().backward(g)
+
+    def sum_big():
+        x.grad = None
+        x.sum().backward()
+
+    def mul_rows_big():
+        X.grad = b.grad = None
+        (X * b).backward(gX)
+
+    def chain_big():
         x.grad = y.grad = None
         (x * y).tanh().sum().backward()
 
-    return {**cases, "matmul_1000": matmul_big, "elementwise_4M": elementwise_big}
+    return {**cases, **_large(matmul_big, mul_big, tanh_big, sum_big, mul_rows_big,
+                              chain_big)}
 
 
 def worker(impl: str, reps: int, which: str) -> dict:
@@ -246,8 +338,8 @@ def worker(impl: str, reps: int, which: str) -> dict:
     gc.collect()
     out = {}
     for name, fn in cases.items():
-        tiny = "chain" in name
-        if which != "all" and tiny != (which == "tiny"):
+        tiny = name in TINY
+        if which not in ("all", name, "tiny" if tiny else "large"):
             continue
         faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
         out[name] = _time(fn, reps if tiny else max(5, reps // 5), inner=20 if tiny else 1)
@@ -260,12 +352,20 @@ def worker(impl: str, reps: int, which: str) -> dict:
 
 # glibc returns freed memory at the top of the heap to the OS once more than
 # M_TRIM_THRESHOLD bytes are free; the next large array then page-faults on every
-# page it touches.  An autograd graph frees several large arrays at once when it
-# dies, so with the default settings minigrad (and PyTorch) pay ~2000 page faults
-# per 4M-element step that the bare numpy loop does not.  The second table runs
-# every implementation with a trim threshold that keeps the memory: same
-# allocator, no page faults, and what remains is the engine's own overhead.
+# page it touches.  The threshold moves: glibc sets it to twice the largest
+# mmapped block freed so far (here _data's float64 draws, so about 61 MiB).  In
+# chain_4M the graph holds x * y (16 MB) beyond what numpy holds, which lifts
+# the free memory at the top of the heap past that line: minigrad (and PyTorch)
+# pay ~2000 page faults per step that the numpy loop, just under it, does not.
+# Draw the data in float32 and the threshold falls to ~32 MiB: numpy pays them
+# too.  The second table runs every implementation with a trim threshold that
+# keeps the memory: same allocator, no page faults, and what remains is the
+# engine's own overhead.
 TUNED_MALLOC = {"MALLOC_TRIM_THRESHOLD_": str(1 << 30), "MALLOC_MMAP_THRESHOLD_": str(1 << 28)}
+# The other regime, fixed: 4M float32 arrays (16 MB) still come from the heap, but
+# more than 32 MiB free at its top goes back to the OS, as after a process whose
+# largest freed block was one such array.
+LOW_TRIM_MALLOC = {"MALLOC_TRIM_THRESHOLD_": str(1 << 25), "MALLOC_MMAP_THRESHOLD_": str(1 << 24)}
 
 
 def _table(res, impls, cases, nodes=None):
@@ -300,7 +400,7 @@ def main():
     ap.add_argument("--reps", type=at_least(1), default=40,
                     help="timed repetitions inside a process")
     ap.add_argument("--threads", type=int, default=1, help="BLAS threads")
-    ap.add_argument("--which", default="all", choices=["all", "tiny", "large"])
+    ap.add_argument("--which", default="all", choices=["all", "tiny", "large", *TINY, *LARGE])
     ap.add_argument("--worker")
     args = ap.parse_args()
     if args.worker:
@@ -318,15 +418,29 @@ def main():
         _table(res, tiny_impls, list(res["numpy"][0]), nodes)
         print("  target: <= 2.5x numpy; lean = benchmarks/_lean_tensor.py, the floor for a "
               "Python engine")
-    if args.which in ("all", "large"):
-        for title, env in (("default glibc malloc", None),
-                           ("MALLOC_TRIM_THRESHOLD_ raised, for every implementation",
-                            TUNED_MALLOC)):
+    large = LARGE if args.which in ("all", "large") else [c for c in LARGE if c == args.which]
+    if large:
+        for title, env, cases in (
+                ("default glibc malloc", None, large),
+                ("heap kept: MALLOC_TRIM_THRESHOLD_ raised, for every implementation",
+                 TUNED_MALLOC, large),
+                ("heap trimmed above 32 MiB, for every implementation", LOW_TRIM_MALLOC,
+                 [c for c in large if c == "chain_4M"])):
+            if not cases:
+                continue
             print(f"\nlarge ops, float32, forward + backward ({title})")
-            res = interleave(__file__, impls, ["--reps", str(args.reps), "--which", "large"],
-                             args.repeats, env=env)
+            # One process per case: what a case leaves in the heap would change how the
+            # next one pays for its memory (see TUNED_MALLOC).
+            res = {i: [{} for _ in range(args.repeats)] for i in impls}
+            for case in cases:
+                part = interleave(__file__, impls, ["--reps", str(args.reps), "--which", case],
+                                  args.repeats, env=env)
+                for i in impls:
+                    for merged, run in zip(res[i], part[i]):
+                        merged.update(run)
             _table(res, impls, list(res["numpy"][0]))
-        print("  target: <= 1.05x numpy")
+        print("  target: <= 1.05x numpy for each op alone; chain_4M = tanh(x * y).sum(), "
+              "where the graph keeps x * y alive until it dies")
 
 
 if __name__ == "__main__":
