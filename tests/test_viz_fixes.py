@@ -47,6 +47,32 @@ def test_step_through_restores_tensor_grads():
     np.testing.assert_array_equal(s.frames.grads(len(s) - 1)[x.id], [3.0, 3.0])
 
 
+def test_step_through_on_an_intermediate_leaves_its_graph_usable():
+    """Stepping through ``h * 2`` for an intermediate ``h`` of the student's graph used
+    to release that graph's saved values: their own ``L.backward()`` then failed."""
+    a = Value(2.0, label="a")
+    h = a * 3.0
+    L = h * h
+    s = step_through(lambda h: h * 2.0, h, svg=FAKE_SVG)
+    assert s.frames.grads(len(s) - 1)[a.id] == 6.0  # the recorded pass went through h
+    assert a.grad is None  # and was set aside
+    L.backward()
+    assert a.grad == 2 * 6.0 * 3.0
+
+    x = minigrad.Tensor(np.array([1.0, -2.0]), requires_grad=True)
+    t = x.tanh()
+    loss = (t * t).sum()
+    step_through(lambda t: (t * 2.0).sum(), t, svg=FAKE_SVG)
+    loss.backward()
+    np.testing.assert_allclose(x.grad, 2 * t.data * (1 - t.data ** 2))
+
+
+def test_step_through_of_fresh_inputs_still_releases_its_graph():
+    """Only an earlier graph is kept: the recorded graph itself is released as usual."""
+    s = step_through(lambda a, b: a * b, 2.0, 3.0, svg=FAKE_SVG)
+    assert all(n.saved is None for n in s.frames.nodes if n.op is not None)
+
+
 def test_final_panel_comes_from_the_recording_not_the_live_grad():
     with minigrad.record() as tape:
         a = Value(2.0, label="a")

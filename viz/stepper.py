@@ -345,7 +345,9 @@ def step_through(fn, *inputs, mode: str = "both", **options) -> Stepper:
     ``fn``'s parameters, so the forward replay shows them appear.  Graph
     nodes you pass are used as they are; their ``.grad`` is set aside while
     the recorded backward runs and put back afterwards, so the stepper shows
-    this pass's gradients and your nodes keep theirs.  ``fn`` must return a
+    this pass's gradients and your nodes keep theirs.  If one of them is an
+    op's output, its graph keeps its saved values, so that graph's own
+    ``backward()`` still works afterwards.  ``fn`` must return a
     scalar (a ``Value`` or a one-element ``Tensor``): backward starts from
     it.  ``options`` go to ``Stepper`` (``speed``, ``static``, ``title``) and
     ``viz.draw`` (``rankdir``, ...).
@@ -357,8 +359,10 @@ def step_through(fn, *inputs, mode: str = "both", **options) -> Stepper:
         args = [_as_leaf(x, name) for x, name in zip(inputs, names)]
         out = fn(*args)
         _check_scalar(out, fn, args, names)
-        with _grads_set_aside(out, tape):
-            out.backward()
+        with _grads_set_aside(out, tape) as aside:
+            # Nodes of an earlier graph keep their saved values, so that graph's own
+            # backward() still works after this one.
+            out.backward(retain_graph=aside.reaches_earlier_graph)
     return Stepper(tape, mode=mode, **options)
 
 
@@ -378,10 +382,13 @@ class _grads_set_aside:
 
         recorded = {id(n) for n in tape.nodes}
         self.saved = [(n, n.grad) for n in topological_order(out) if id(n) not in recorded]
+        #: whether ``out`` was built on an op's output from before the recording
+        self.reaches_earlier_graph = any(n.op is not None for n, _ in self.saved)
 
     def __enter__(self):
         for n, _ in self.saved:
             n.grad = None
+        return self
 
     def __exit__(self, *exc):
         for n, grad in self.saved:
