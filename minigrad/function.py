@@ -27,6 +27,10 @@ shape is summed down to its input's shape by the engine.
 Each subclass gets one ``Op`` (name and symbol = the class name, formula = the
 docstring's first line or a ``formula`` class attribute), so renderers, trace
 recorders and the step-through widgets show custom ops with no extra code.
+Arguments that are not graph nodes (``Clamp.apply(x, 0.0, hi=1.0)``) are
+the node's settings: kept in its ``attrs`` under ``forward``'s parameter
+names (``lo=0.0, hi=1.0``), where the renderers show them as they show a
+built-in op's ``axis``.
 Custom ops are not put in the global registry: the registry-wide gradient
 test covers the built-in ops only; check yours with ``minigrad.gradcheck``.
 
@@ -37,6 +41,7 @@ the graph does, so keep large arrays in ``save_for_backward``.
 
 from __future__ import annotations
 
+import inspect
 import numbers
 
 import numpy as np
@@ -113,6 +118,7 @@ class Function:
 
         cls._op = Op(name, cls.symbol or name, forward, PerSlot(lambda slot: _rule(cls, slot)),
                      formula, engine="custom", doc=doc, extra={"function": True, "cls": cls})
+        cls._arg_names = _argument_names(cls.forward)
 
     @staticmethod
     def forward(ctx, *inputs):
@@ -156,9 +162,33 @@ class Function:
         ctx._shapes = tuple(np.shape(n.data) for n in nodes)  # to check backward's results
         ctx._last = max((s for s, i in enumerate(ctx._positions) if needs[i]), default=-1)
         parents = tuple(nodes)
+        settings = _settings(cls, args, kwargs)
         if scalar:
-            return _value_node(cls._op, out, parents, saved + (ctx,), any(needs))
-        return _node(cls._op, out, parents, saved, {"ctx": ctx})
+            return _value_node(cls._op, out, parents, saved + (ctx,), any(needs), settings)
+        return _node(cls._op, out, parents, saved, {**settings, "ctx": ctx})
+
+
+def _argument_names(forward) -> tuple:
+    """The names of ``forward``'s positional parameters after ``ctx`` (empty for *args)."""
+    try:
+        params = list(inspect.signature(forward).parameters.values())[1:]
+    except (TypeError, ValueError):
+        return ()
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return tuple(p.name for p in params if p.kind in positional)
+
+
+def _settings(cls, args, kwargs) -> dict:
+    """The arguments that are not graph nodes, by parameter name (``arg2`` where
+    ``forward`` has no name for the position): what the node shows as its settings."""
+    names = cls._arg_names
+    settings = {}
+    for i, a in enumerate(args):
+        if not isinstance(a, Node):
+            settings[names[i] if i < len(names) else f"arg{i}"] = a
+    settings.update(kwargs)
+    settings.pop("ctx", None)  # the name the node's own bookkeeping uses
+    return settings
 
 
 def _output_data(cls, out, scalar, nodes):
@@ -181,18 +211,18 @@ def _output_data(cls, out, scalar, nodes):
                     f"got {type(out).__name__}")
 
 
-def _value_node(op, out, parents, saved, requires):
+def _value_node(op, out, parents, saved, requires, settings):
     """A scalar node for a custom Function's output (not a hot path: the shared builder)."""
     node = object.__new__(Value)
     if requires:
-        return init_node(node, out, True, op, parents, saved, None, None)
+        return init_node(node, out, True, op, parents, saved, settings or None, None)
     return init_node(node, out, False, None, (), (), None, None)
 
 
 def _rule(cls, slot):
     """The gradient rule for parent ``slot`` of ``cls``'s nodes: runs ``backward`` once per pass."""
 
-    def rule(g, *saved, ctx=None, **_):
+    def rule(g, /, *saved, ctx=None, **_settings):  # (a setting may be called g)
         if ctx is None:  # Value nodes keep ctx last in saved (the scalar engine passes no attrs)
             ctx, saved = saved[-1], saved[:-1]
         cache = ctx._cache

@@ -24,6 +24,7 @@ import numpy as np
 
 from . import tensor_ops as ops
 from .autograd.node import Node, announce, init_node, mark_modified, next_id
+from .autograd.registry import Op, get_op
 from .autograd.state import GRAD_OFF, HOOKS, STATE
 
 __all__ = [
@@ -661,7 +662,7 @@ def _lift(x, like: np.dtype | None, op_name: str) -> Tensor:
             return _leaf(np.array(x, dtype=float32))
         return _leaf(np.array(x))
     if isinstance(x, Node):
-        raise TypeError(f"{op_name}: cannot combine a Tensor with a {type(x).__name__}; "
+        raise TypeError(f"{op_name}: a tensor op cannot take a {type(x).__name__}; "
                         "the scalar and tensor engines do not mix")
     try:
         arr = to_array(x)
@@ -841,7 +842,13 @@ def apply_op(op, *inputs, **attrs) -> Tensor:
     if it has none; its input shapes and dtypes are ``in_shapes`` and
     ``in_dtypes``, read from the parents.  Python numbers take the dtype of the
     first floating tensor input, so they never promote it.
+
+    This is also the way to use an op you registered yourself: ``op`` may be
+    an ``Op`` or its registered name, and a scalar-engine op applied to
+    ``Value`` inputs gives a ``Value`` (``apply_op(CUBE, v)``).
     """
+    if type(op) is not Op or op.engine != "tensor":
+        return _apply_other(op, inputs, attrs)
     for x in inputs:
         if not isinstance(x, Tensor):
             tensors = _lift_all(inputs, op)
@@ -857,6 +864,31 @@ def apply_op(op, *inputs, **attrs) -> Tensor:
     except (ValueError, IndexError, TypeError) as err:
         raise op_error(op, tensors, attrs, err) from None
     return _node(op, out, tensors, saved, attrs)
+
+
+def _apply_other(op, inputs, attrs):
+    """``apply_op`` for anything but a tensor ``Op``: a name, a scalar op, a Function's op."""
+    from .value import Value, apply_scalar_op
+
+    values = any(isinstance(x, Value) for x in inputs)
+    if isinstance(op, str):
+        op = get_op(op, "scalar" if values else "tensor")
+    if not isinstance(op, Op):
+        raise TypeError(f"apply_op: expected an Op from the registry or its name, got "
+                        f"{type(op).__name__}")
+    if op.engine == "scalar":
+        return apply_scalar_op(op, *inputs, **attrs)
+    if op.engine == "tensor":
+        if values:
+            raise TypeError(f"{op.name}: a tensor op cannot take a Value; the scalar and "
+                            f"tensor engines do not mix")
+        return apply_op(op, *inputs, **attrs)
+    cls = op.extra.get("cls")
+    if cls is not None:
+        raise TypeError(f"apply_op: '{op.name}' is a custom Function: call "
+                        f"{cls.__name__}.apply(...)")
+    raise ValueError(f"apply_op: op '{op.name}' has an unknown engine {op.engine!r} "
+                     f"(expected 'tensor' or 'scalar')")
 
 
 def _lift_all(inputs, op) -> tuple:

@@ -244,6 +244,29 @@ def _to_float(data) -> float:
     return float(data)
 
 
+def apply_scalar_op(op, *inputs, **attrs) -> Value:
+    """Run a scalar registry op on Values (numbers become constants) and record it.
+
+    What ``minigrad.apply_op`` does for an op registered with ``engine="scalar"``:
+    the way to use an op of your own that has no ``Value`` method.
+    """
+    if attrs:
+        raise TypeError(f"{op.name}: scalar ops take no settings, got {', '.join(attrs)}")
+    if len(inputs) != op.arity:
+        raise TypeError(f"{op.name} takes {op.arity} input{'s' * (op.arity != 1)} (one per "
+                        f"gradient rule), got {len(inputs)}")
+    parents = tuple(x if isinstance(x, Value) else _constant(x, op) for x in inputs)
+    if op.arity == 1:
+        return parents[0]._unary(op)
+    if op.arity == 2:
+        return parents[0]._binary(op, parents[1])
+    out, saved = op.forward(*(p.data for p in parents))
+    node = object.__new__(Value)
+    if any(p.requires_grad for p in parents) and STATE.grad_enabled:
+        return init_node(node, out, True, op, parents, saved, None, None)
+    return init_node(node, out, False, None, (), (), None, None)
+
+
 def _constant(x, op) -> Value:
     """Wrap a Python number as a constant leaf (it needs no gradient)."""
     if isinstance(x, Node):

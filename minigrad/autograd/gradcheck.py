@@ -54,6 +54,12 @@ def gradcheck(fn, *inputs, eps=1e-6, atol=1e-5, rtol=1e-3, seed=0, upstream=None
     either way ``fn`` is called as ``fn(x, y)``.  They are copied to float64
     leaves; only those with ``requires_grad`` are checked.  The error names the
     input and the worst element.
+
+    The numbers compared are ``d<u, f(x)>/dx``, the gradient of ``sum(u * f(x))``,
+    for a random upstream gradient ``u`` drawn from ``seed``.  Pass
+    ``upstream=1.0`` (broadcast to the output's shape) to compare
+    ``d sum(f(x))/dx`` instead: for an elementwise ``f`` that is ``f'(x)``
+    itself, the number a student can check against their formula.
     """
     if len(inputs) == 1 and isinstance(inputs[0], (tuple, list)):
         inputs = tuple(inputs[0])  # PyTorch's form: the inputs as one sequence
@@ -67,7 +73,14 @@ def gradcheck(fn, *inputs, eps=1e-6, atol=1e-5, rtol=1e-3, seed=0, upstream=None
     if not isinstance(out, Node):
         raise TypeError(f"gradcheck: fn must return a Value or Tensor, got {type(out).__name__}")
     out_shape = np.shape(out.data)
-    u = rng.standard_normal(out_shape) if upstream is None else np.asarray(upstream, np.float64)
+    if upstream is None:
+        u = rng.standard_normal(out_shape)
+    else:
+        try:
+            u = np.array(np.broadcast_to(np.asarray(upstream, np.float64), out_shape))
+        except ValueError:
+            raise ValueError(f"gradcheck: upstream of shape {np.shape(upstream)} does not "
+                             f"broadcast to the output's shape {out_shape}") from None
     if not out.requires_grad:
         raise GradcheckError("gradcheck: the output does not depend on an input that requires grad")
     out.backward(u if isinstance(out.data, np.ndarray) else float(u))
@@ -103,9 +116,15 @@ def gradcheck(fn, *inputs, eps=1e-6, atol=1e-5, rtol=1e-3, seed=0, upstream=None
             name = getattr(x, "label", None)
             who = f"input {i}" + (f" ('{name}')" if name else "")
             at = f" at index {tuple(int(k) for k in worst)}" if worst else ""
+            weighted = (
+                "the gradient of sum(upstream * f)." if upstream is not None else
+                f"∂f/∂x weighted by a random upstream gradient u (seed={seed}), which "
+                f"catches a rule that ignores grad_out; upstream=1.0 shows them unweighted."
+            )
             raise GradcheckError(
                 f"gradcheck failed for {who}{at}: analytic {float(analytic[worst]):.6g} vs "
                 f"numerical {float(numeric[worst]):.6g} (atol={atol}, rtol={rtol}); "
-                f"{int(bad.sum())} of {bad.size} elements disagree"
+                f"{int(bad.sum())} of {bad.size} elements disagree. Both numbers are "
+                f"{weighted}"
             )
     return True

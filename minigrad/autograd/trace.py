@@ -172,4 +172,16 @@ def record(recorder=None):
     Pass your own object with the recorder methods (``created``, ``seeded``,
     ``visit``, ``contribute``) to listen without storing.
     """
-    return _listening(recorder if recorder is not None else Tape())
+    if recorder is None:
+        return _listening(Tape())
+    missing = [m for m in RECORDER_METHODS if not callable(getattr(recorder, m, None))]
+    if missing:
+        raise TypeError(
+            f"record(recorder): a recorder needs the methods {', '.join(RECORDER_METHODS)}; "
+            f"{type(recorder).__name__} lacks {', '.join(missing)}. Call record() with no "
+            f"argument to get a Tape")
+    return _listening(recorder)
+
+
+#: what the engine calls on a recorder (see the module doc)
+RECORDER_METHODS = ("created", "seeded", "visit", "contribute")

@@ -200,6 +200,11 @@ class ScopeMap:
 
 def record_scopes(scope_map: ScopeMap | None = None):
     """``with record_scopes() as scopes:`` — a ``ScopeMap`` listening for new nodes."""
+    if scope_map is not None and not isinstance(scope_map, ScopeMap):
+        raise TypeError(
+            f"record_scopes() takes an optional ScopeMap to add to, not a "
+            f"{type(scope_map).__name__}: write `with record_scopes() as scopes:` and call "
+            f"the model inside the block")
     return record(scope_map if scope_map is not None else ScopeMap())
 
 
