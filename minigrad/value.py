@@ -9,6 +9,7 @@ edge, and Python's garbage collector has no reference cycles to chase.
 
 from __future__ import annotations
 
+import math
 import numbers
 
 from . import scalar_ops as ops
@@ -32,9 +33,14 @@ class Value(Node):
 
     __slots__ = ()
 
-    def __init__(self, data, label: str | None = None, requires_grad: bool = True):
+    def __init__(self, data, label: str | None = None, requires_grad: bool = True, *,
+                 name: str | None = None):
         if type(data) is not float:
             data = _to_float(data)
+        if name is not None:  # the Tensor-style spelling (``name`` is ``label``'s alias)
+            if label is not None and label != name:
+                raise TypeError(f"Value: give label or name, not both ({label!r}, {name!r})")
+            label = name
         if label is not None and not isinstance(label, str):
             raise TypeError(f"label must be a str, got {type(label).__name__}")
         init_node(self, data, bool(requires_grad), None, (), (), None, label)
@@ -198,6 +204,17 @@ class Value(Node):
     def __float__(self) -> float:
         return self.data
 
+    def __int__(self) -> int:
+        return int(self.data)
+
+    def __bool__(self) -> bool:
+        """``if loss:`` tests the number, as for a one-element Tensor (and PyTorch)."""
+        return bool(self.data)
+
+    def __format__(self, spec: str) -> str:
+        """``f"{loss:.4f}"`` formats the number; an empty spec gives the repr."""
+        return format(self.data, spec) if spec else repr(self)
+
     def __reduce__(self):
         """Copies and pickles of a leaf are new leaves with fresh ids (two nodes never
         share an id); a non-leaf would drag its whole graph along, so it refuses."""
@@ -213,13 +230,21 @@ class Value(Node):
         return Value(self.data, label=self.label, requires_grad=False)
 
     def __repr__(self) -> str:
-        grad = "None" if self.grad is None else f"{self.grad:.4f}"
+        grad = "None" if self.grad is None else _fmt(self.grad)
         extra = ""
         if self.op is not None:
             extra += f", op={self.op.name}"
         if self.label:
             extra += f", label={self.label!r}"
-        return f"Value(data={self.data:.4f}, grad={grad}{extra})"
+        return f"Value(data={_fmt(self.data)}, grad={grad}{extra})"
+
+
+def _fmt(x: float) -> str:
+    """Four decimals, or four significant digits where decimals would hide the number
+    (a gradient of 3e-6 is not 0.0000)."""
+    if x == 0 or not math.isfinite(x) or 1e-3 <= abs(x) < 1e6:
+        return f"{x:.4f}"
+    return f"{x:.4e}"
 
 
 def _rebuild(data, label, requires_grad, grad) -> Value:

@@ -82,6 +82,8 @@ def unbroadcastable(big: tuple, shape: tuple) -> bool:
 
 def _seed(root, gradient):
     """The starting gradient dL/dL, checked against the root's kind and shape."""
+    from .node import Node  # (node imports this module)
+
     data = root.data
     if isinstance(data, np.ndarray):
         if gradient is None:
@@ -93,7 +95,7 @@ def _seed(root, gradient):
                     f"scalar first, e.g. out.sum().backward()"
                 )
             return np.ones_like(data)
-        g = getattr(gradient, "data", gradient)
+        g = gradient.data if isinstance(gradient, Node) else gradient
         g = np.asarray(g, dtype=data.dtype)
         if g.shape != data.shape:
             raise ValueError(
@@ -103,8 +105,9 @@ def _seed(root, gradient):
         return g
     if gradient is None:
         return 1.0
-    g = getattr(gradient, "data", gradient)
-    if isinstance(g, np.ndarray) and g.size == 1:
+    # (not getattr(gradient, "data"): a numpy number's .data is its raw memory)
+    g = gradient.data if isinstance(gradient, Node) else gradient
+    if isinstance(g, (np.ndarray, np.generic)) and np.size(g) == 1:
         g = g.item()
     if not isinstance(g, (int, float)) or isinstance(g, bool):
         raise TypeError(f"backward(gradient): expected a number, got {type(gradient).__name__}")
@@ -203,8 +206,12 @@ def backward(root, gradient=None, retain_graph: bool = False) -> None:
     order = topological_order(root, leaves=False)
     if MODIFIED[0] > order[0].id:  # something changed in place since this graph began
         check_unmodified(order)
-    for node in order:  # a non-leaf's .grad holds this pass's sum only
-        node.grad = None
+    for node in order:
+        # Refuse before anything is added anywhere: finding a released node halfway
+        # would leave the leaves' .grad half-updated.
+        if node.saved is None:
+            raise _released_error(node)
+        node.grad = None  # a non-leaf's .grad holds this pass's sum only
     root.grad = seed
     if HOOKS[0] and (STATE.recorders or STATE.anomaly):
         with np.errstate(all="ignore"):
@@ -227,15 +234,14 @@ def backward(root, gradient=None, retain_graph: bool = False) -> None:
 def _run_scalar(order, retain_graph) -> None:
     """The chain rule on floats: the whole algorithm in a dozen lines."""
     for node in reversed(order):
-        saved = node.saved
-        if saved is None:
-            raise _released_error(node)
         g = node.grad
-        for parent, rule in zip(node.parents, node.op.grads):
-            if parent.requires_grad:
-                local = rule(g, *saved)
-                grad = parent.grad
-                parent.grad = local if grad is None else grad + local
+        if g is not None:  # None: nothing that needs a gradient depends on this node
+            saved = node.saved
+            for parent, rule in zip(node.parents, node.op.grads):
+                if parent.requires_grad:
+                    local = rule(g, *saved)
+                    grad = parent.grad
+                    parent.grad = local if grad is None else grad + local
         if not retain_graph:
             node.saved = None
 
@@ -254,10 +260,8 @@ def _run_tensor(order, retain_graph) -> None:
       ``_accumulate_array``.
     """
     owned = set()
-    for node in reversed(order):
+    for node in reversed(order):  # (backward checked that nothing here is released)
         saved = node.saved
-        if saved is None:
-            raise _released_error(node)
         g = node.grad
         if g is not None:  # None: every path from the root here was non-differentiable
             attrs = node.attrs

@@ -36,9 +36,10 @@ def _engine_class(x) -> type:
 def _float64_copy(x):
     """A float64 leaf with the same value, so finite differences are accurate."""
     cls = _engine_class(x)
-    if isinstance(x.data, np.ndarray):
-        return cls(np.array(x.data, dtype=np.float64), requires_grad=x.requires_grad)
-    return cls(float(x.data), requires_grad=x.requires_grad)
+    data = np.array(x.data, dtype=np.float64) if isinstance(x.data, np.ndarray) else float(x.data)
+    copy = cls(data, requires_grad=x.requires_grad)
+    copy.label = x.label  # so that an error can name the input
+    return copy
 
 
 def _as_array(x) -> np.ndarray:
