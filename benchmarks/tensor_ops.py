@@ -226,48 +226,30 @@ def minigrad_cases(np):
     y = Tensor(big["y"], requires_grad=True)
     X = Tensor(big["x"].reshape(1000, -1), requires_grad=True)
     b = Tensor(big["b"], requires_grad=True)
+    return {**cases, **_engine_large(A, B, G, x, y, g, X, b)}
+
+
+def _engine_large(A, B, G, x, y, g, X, b):
+    """The large cases for an autograd engine (minigrad or PyTorch) on its leaves."""
     gX = g.reshape(X.shape)
+    return _large(
+        _step((A, B), lambda: A @ B, G), _step((x, y), lambda: x * y, g),
+        _step((x,), lambda: x.tanh(), g), _step((x,), lambda: x.sum()),
+        _step((X, b), lambda: X * b, gX), _step((x, y), lambda: (x * y).tanh().sum()))
 
-    # Each returns its forward result's array; the graph is freed on return, as
-    # numpy's temporaries are.
-    def matmul_big():
-        A.grad = B.grad = None
-        C = A @ B
-        C.backward(G)
-        return C.data
 
-    def mul_big():
-        x.grad = y.grad = None
-        z = x * y
-        z.backward(g)
-        return z.data
+def _step(leaves, forward, upstream=None):
+    """One timed call for an autograd engine (minigrad or PyTorch): clear the leaves'
+    gradients, run ``forward``, backpropagate ``upstream`` (1 for a scalar).  The graph
+    is freed on return, as numpy's temporaries are."""
+    def step():
+        for t in leaves:
+            t.grad = None
+        out = forward()
+        out.backward(upstream)
+        return out.data
 
-    def tanh_big():
-        x.grad = None
-        t = x.tanh()
-        t.backward(g)
-        return t.data
-
-    def sum_big():
-        x.grad = None
-        s = x.sum()
-        s.backward()
-        return s.data
-
-    def mul_rows_big():
-        X.grad = b.grad = None
-        z = X * b
-        z.backward(gX)
-        return z.data
-
-    def chain_big():
-        x.grad = y.grad = None
-        s = (x * y).tanh().sum()
-        s.backward()
-        return s.data
-
-    return {**cases, **_large(matmul_big, mul_big, tanh_big, sum_big, mul_rows_big,
-                              chain_big)}
+    return step
 
 
 def lean_cases(np):
@@ -300,34 +282,7 @@ def torch_cases(np):
     y = torch.from_numpy(big["y"]).requires_grad_()
     X = torch.from_numpy(big["x"].reshape(1000, -1).copy()).requires_grad_()
     b = torch.from_numpy(big["b"]).requires_grad_()
-    gX = g.reshape(X.shape)
-
-    def matmul_big():
-        A.grad = B.grad = None
-        (A @ B).backward(G)
-
-    def mul_big():
-        x.grad = y.grad = None
-        (x * y).backward(g)
-
-    def tanh_big():
-        x.grad = None
-        x.tanh().backward(g)
-
-    def sum_big():
-        x.grad = None
-        x.sum().backward()
-
-    def mul_rows_big():
-        X.grad = b.grad = None
-        (X * b).backward(gX)
-
-    def chain_big():
-        x.grad = y.grad = None
-        (x * y).tanh().sum().backward()
-
-    return {**cases, **_large(matmul_big, mul_big, tanh_big, sum_big, mul_rows_big,
-                              chain_big)}
+    return {**cases, **_engine_large(A, B, G, x, y, g, X, b)}
 
 
 def worker(impl: str, reps: int, which: str) -> dict:
