@@ -37,9 +37,10 @@ or, for a tensor with more than ``preview`` elements, ``grad norm 9.4868``.
 
 from __future__ import annotations
 
-from html import escape
+from html import escape as _html_escape
 from typing import NamedTuple
 
+from .formatting import visible
 from .view import GraphView
 
 __all__ = ["to_dot", "render_dot", "Dot", "COLORS", "RANKDIRS", "MODULES"]
@@ -96,7 +97,7 @@ def render_dot(
         "digraph minigrad {",
         f'  graph [rankdir={rankdir}, fontname="{_FONT}", fontsize=12, nodesep=0.25, '
         f'ranksep=0.35, bgcolor="white"'
-        + (f", label=<{escape(title)}>, labelloc=t" if title else "")
+        + (f", label=<{_esc(title)}>, labelloc=t" if title else "")
         + "];",
         f'  node [shape=plaintext, margin=0, width=0, height=0, fontname="{_FONT}", '
         'fontsize=11];',
@@ -168,8 +169,14 @@ def render_dot(
 # --------------------------------------------------------------------- node labels
 
 
+def _esc(text: str) -> str:
+    """Text for an HTML-like DOT label: control characters as visible escapes
+    (graphviz's XML parser rejects them even as entities), then ``&<>"`` escaped."""
+    return _html_escape(visible(str(text)))
+
+
 def _td(text: str, bold: bool = False, align: str | None = None) -> str:
-    body = escape(text)
+    body = _esc(text)
     if bold:
         body = f"<b>{body}</b>"
     extra = f' align="{align}"' if align else ""
@@ -183,8 +190,8 @@ def _td_rows(what: str, preview: str) -> str:
     rows = preview.split("], [")
     lines = [r + ("]," if i < len(rows) - 1 else "") for i, r in enumerate(rows)]
     lines = [lines[0]] + [" [" + r for r in lines[1:]]
-    body = '<br align="left"/>'.join(escape(line) for line in lines)
-    return f'<td align="left" balign="left">{escape(what)} {body}</td>'
+    body = '<br align="left"/>'.join(_esc(line) for line in lines)
+    return f'<td align="left" balign="left">{_esc(what)} {body}</td>'
 
 
 def _node_line(n, show_attrs: bool, highlighted: bool) -> str:
@@ -277,7 +284,7 @@ def _cluster_lines(view, body) -> list[str]:
         pad = "  " * (len(open_paths) + 1)
         out.append(
             f'{pad}subgraph cluster_{c.key[2:]} {{ id="{c.key}"; class="module"; '
-            f'label=<{escape(c.title)}>; style="rounded,filled"; fillcolor="{fill}"; '
+            f'label=<{_esc(c.title)}>; style="rounded,filled"; fillcolor="{fill}"; '
             f'color="{border}"; fontsize=10; labeljust=l;'
         )
         open_paths.append(c.path)
@@ -360,7 +367,7 @@ def _legend_lines(view) -> list[str]:
         roles.append("saved")
     rows = "".join(
         f'<tr><td bgcolor="{COLORS[role][0]}" color="{COLORS[role][1]}" border="1">'
-        f"{escape(_ROLE_TITLES[role])}</td></tr>"
+        f"{_esc(_ROLE_TITLES[role])}</td></tr>"
         for role in roles
     )
     label = (

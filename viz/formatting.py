@@ -16,13 +16,54 @@ The output never depends on numpy's global print options.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 
-__all__ = ["NO_GRAD", "format_number", "format_array", "format_value", "format_shape", "clip"]
+__all__ = ["NO_GRAD", "format_number", "format_array", "format_value", "format_shape", "clip",
+           "visible", "check_options"]
 
 #: How a gradient that has not been computed yet is shown (never as ``0``).
 NO_GRAD = "—"
+
+
+# Characters a label cannot show as they are: C0/C1 controls and DEL (XML, which
+# graphviz reads, forbids most of them even escaped; a newline would break a
+# one-line text tree), lone surrogates (not encodable) and U+FFFE/U+FFFF.
+_INVISIBLE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape_char(m: re.Match) -> str:
+    c = m.group(0)
+    return _ESCAPES.get(c) or (f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}")
+
+
+def visible(text: str) -> str:
+    """``text`` with control characters written as Python escapes: ``"x\\ny"``, ``"\\x1b"``.
+
+    Every renderer (picture, text tree, stepper panel) shows a label through
+    this, so a label reads the same everywhere and can never break the drawing.
+    """
+    return _INVISIBLE.sub(_escape_char, text)
+
+
+def check_options(where: str, **options) -> None:
+    """Refuse formatting options that would fail deep inside (or print nonsense).
+
+    ``digits``, ``preview``, ``max_indent``: integers >= 0; ``width``,
+    ``max_nodes``, ``depth``: ``None`` or an integer >= 1.
+    """
+    for name, value in options.items():
+        optional = name in ("width", "max_nodes", "depth")
+        if optional and value is None:
+            continue
+        low = 1 if optional else 0
+        what = f"None or an integer >= {low}" if optional else f"an integer >= {low}"
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise TypeError(f"{where}: {name} must be {what}, got {value!r}")
+        if value < low:
+            raise ValueError(f"{where}: {name} must be {what}, got {value!r}")
 
 
 def format_number(x, digits: int = 4) -> str:

@@ -25,6 +25,12 @@ Classes (an element can have several):
 ``passed``     backward: this edge has already carried its contribution
 ============== ======================================================
 
+Saved values: ``released_at`` says from which step on each node's saved
+values are gone (the engine releases them right after visiting the node,
+unless ``retain_graph=True``).  The renderers use it to strike through the
+drawn saved values from that step, and to show a "saved: released" box only
+from then on; it is not a class of the node itself.
+
 Numbers are printed with four significant digits, always the same way, so
 that notebook outputs are stable.
 """
@@ -40,6 +46,7 @@ import numpy as np
 
 from minigrad import topological_order
 
+from .formatting import visible
 from .view import _is_node
 
 __all__ = [
@@ -143,12 +150,13 @@ def node_name(node, names: dict | None = None) -> str:
 
     ``viz.Stepper`` draws the same ``#<id>`` in unnamed nodes, so the panel
     and the picture agree.  An unnamed scalar constant is just its value
-    (``2.0``), which is how a student wrote it.
+    (``2.0``), which is how a student wrote it.  Control characters are
+    written as escapes (``x\\ny``), as ``viz.draw`` and ``viz.text`` show them.
     """
     if names and node.id in names:
-        return names[node.id]
+        return visible(str(names[node.id]))
     if node.label:
-        return node.label
+        return visible(str(node.label))
     if node.op is None and not node.requires_grad and not _is_array(node.data):
         return fmt_num(node.data)
     return f"#{node.id}"
@@ -353,6 +361,7 @@ class Frames:
         self._rows: list[np.ndarray] = []
         self._grows: list[np.ndarray] = []
         self.frames: list[Frame] = []
+        self._done_at: dict[int, int] = {}  # node id -> frame its last visit ended before
         self._edges_into = {}
         for el, child, _p, _s in self.edges:
             self._edges_into.setdefault(child.id, []).append(el)
@@ -363,6 +372,12 @@ class Frames:
         self.codes = np.stack(self._rows)
         self.grad_codes = np.stack(self._grows)
         del self._rows, self._grows
+        # A node's saved values are freed when its (last) visit ends; one visited here
+        # whose saved values are gone now was released by this replay's backward.
+        by_id = {n.id: n for n in self.nodes}
+        #: ``{node id: first step at which its saved values are released}``
+        self.released_at = {nid: k for nid, k in self._done_at.items()
+                            if by_id[nid].op is not None and by_id[nid].saved is None}
 
     def _set(self, el: str, *, add=(), remove=()) -> None:
         i = self._index.get(el)
@@ -588,6 +603,7 @@ class Frames:
     def _mark_visited(self) -> None:
         if self._visiting is not None:
             self._set(f"n_{self._visiting}", add=("done",), remove=("current",))
+            self._done_at[self._visiting] = len(self.frames)  # the frame about to be emitted
             self._visiting = None
 
     def _strip_edge_current(self) -> None:
@@ -623,6 +639,10 @@ class Frames:
         vals = self._gvals
         return {n.id: (vals[g] if g >= 0 else None)
                 for n, g in zip(self.nodes, self.grad_codes[i].tolist())}
+
+    def released(self, i: int) -> set[str]:
+        """Element ids of the nodes whose saved values are released at step ``i``."""
+        return {f"n_{nid}" for nid, k in self.released_at.items() if i >= k}
 
     @property
     def combos(self) -> list[str]:

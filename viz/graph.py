@@ -18,6 +18,7 @@ from html import escape
 from pathlib import Path
 
 from .dot import MODULES, RANKDIRS, render_dot
+from .formatting import check_options
 from .view import DRAW_WIDTH, GraphView, _is_node, build_view
 
 __all__ = ["draw", "Graph", "DotNotFoundError", "GraphTooLargeError", "dot_available",
@@ -160,6 +161,7 @@ def draw(
     legend: bool = False,
     edge_labels: bool = False,
     title: str | None = None,
+    saved_values: dict | None = None,
 ) -> Graph:
     """Draw the graph behind ``root`` (a Value/Tensor, a list of them, or a Tape).
 
@@ -186,7 +188,10 @@ def draw(
     * ``digits``: decimals shown; ``preview``: tensors with at most this many
       elements show their values; ``legend``: add a colour legend;
       ``edge_labels``: number each edge with its input slot (which input of
-      ``a - b`` is ``a``?); ``title``: a caption.
+      ``a - b`` is ``a``?); ``title``: a caption;
+    * ``saved_values``: ``{node id: saved tuple}`` to show for nodes whose
+      saved values backward already released (``viz.Stepper`` passes the ones
+      it kept while recording).
 
     >>> from minigrad import Value
     >>> x = Value(2.0, label="x"); y = x * x; y.backward()
@@ -197,9 +202,10 @@ def draw(
         raise ValueError(f"draw: rankdir must be one of {RANKDIRS}, got {rankdir!r}")
     if modules not in MODULES:
         raise ValueError(f"draw: modules must be 'cluster', 'box' or None, got {modules!r}")
+    check_options("draw", digits=digits, preview=preview, max_nodes=max_nodes, depth=depth)
     view = build_view(root, params=params, scopes=scopes, show_grad=show_grad,
                       show_saved=show_saved, digits=digits, width=DRAW_WIDTH,
-                      preview=preview)
+                      preview=preview, saved_values=saved_values)
     if max_nodes is not None and modules != "box" and len(view.nodes) > max_nodes:
         raise _too_large(len(view.nodes), max_nodes)
     dot = render_dot(view, rankdir=rankdir, show_attrs=show_attrs, modules=modules,

@@ -21,6 +21,7 @@ from __future__ import annotations
 import html
 import json
 import re
+import warnings
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -72,7 +73,9 @@ class SvgTemplate:
     the gradient text the renderer printed for it (its final gradient): the
     ``<text>`` showing it becomes a slot too, so that each step can show the
     gradient the node holds *at that step*.  A node's saved values
-    (``s_<id>_<k>``, ``se_<id>_<k>``) are hidden together with their node.
+    (``s_<id>_<k>``, ``se_<id>_<k>``, ``s_<id>_released``) are its
+    ``companions``: hidden together with their node, and marked released
+    once backward has freed them (``companion_classes``).
     """
 
     def __init__(self, svg: str, elements, grad_texts: dict[str, str] | None = None):
@@ -100,8 +103,8 @@ class SvgTemplate:
                 owner = f"n_{owner.group(1)}" if owner else None
                 if owner not in index:
                     continue
-                kind, key = "hidden-of", index[owner]
-                self.companions.append((el, key))
+                kind, key = "companion", len(self.companions)
+                self.companions.append((el, index[owner]))
             cm = _CLASS.search(tag)
             base = html.unescape(cm.group(1)) if cm else ""
             self.base[el] = base
@@ -172,24 +175,48 @@ class SvgTemplate:
                 found = t.start(), t.end(), (t.group(1),)
         return found
 
-    def render(self, classes: list[str], grads: dict[str, str] | None = None) -> str:
+    def companion_classes(self, classes: list[str], released=frozenset()) -> list[str]:
+        """The state class of each companion (``""``, ``"hidden"`` or ``"freed"``).
+
+        ``released`` holds the element ids of nodes whose saved values backward
+        has freed by this step.  A saved value is hidden with its node and
+        ``freed`` (faded, struck through) from then on; a "saved: released" box,
+        drawn when the values were gone before they could be kept, shows only
+        from then on, so the replay never claims a release that has not happened.
+        """
+        out = []
+        for el, owner in self.companions:
+            gone = self.elements[owner] in released
+            if "hidden" in classes[owner].split() or (el.endswith("_released") and not gone):
+                out.append("hidden")
+            elif gone and not el.endswith("_released"):
+                out.append("freed")
+            else:
+                out.append("")
+        return out
+
+    def render(self, classes: list[str], grads: dict[str, str] | None = None,
+               companions: list[str] | None = None) -> str:
         """The SVG with ``classes[i]`` added to element ``i`` and the given gradient texts.
 
         Gradient ``<text>`` elements carry ``data-mg-grad="n_<id>"`` so that the
-        standalone player's script can find them.
+        standalone player's script can find them.  ``companions`` are the
+        companions' classes (``companion_classes``; default: hidden with their node).
         """
         out = []
         add = out.append
         grads = grads or {}
+        if companions is None:
+            companions = self.companion_classes(classes)
         for piece, (kind, key, extra) in zip(self._pieces, self._slots):
             add(piece)
             if kind == "class":
                 c = classes[key]
                 if c:
                     add(" " + c)
-            elif kind == "hidden-of":
-                if "hidden" in classes[key].split():
-                    add(" hidden")
+            elif kind == "companion":
+                if companions[key]:
+                    add(" " + companions[key])
             elif kind == "grad":
                 text = grads.get(key)
                 add(_with_attrs(extra, f' data-mg-grad="{key}"'))
@@ -249,6 +276,10 @@ STATE_RULES = (
     ("current", "edge", "a", "stroke:#d62728;fill:#d62728"),
 )
 _KIND_PREFIX = {"node": "n_", "edge": "e_", None: ""}
+# A saved value backward has freed: faded, its text struck through (a companion
+# state, see SvgTemplate.companion_classes; not "released", which is the class of
+# the "saved: released" box viz.draw makes when the values were gone already).
+FREED_RULES = (("", "opacity:0.45"), (" text", "text-decoration:line-through"))
 
 
 def _class_rules() -> str:
@@ -257,25 +288,33 @@ def _class_rules() -> str:
         g = f"g.{kind}" if kind else ""
         sub = f" > .mg-{target}" if target else ""
         rules.append(f".mg-stepper {g}.{state}{sub}{{{decl}}}")
+    for sub, decl in FREED_RULES:
+        rules.append(f".mg-stepper g.saved.freed{sub}{{{decl}}}")
     return "\n".join(rules) + "\n"
 
 
 def state_css(scope: str, elements, classes: list[str], companions=(),
-              visible=()) -> str:
+              visible=(), companion_states: list[str] | None = None) -> str:
     """One step's stylesheet, keyed by element ids under ``#<scope>``.
 
     ``classes[i]`` are element ``i``'s state classes; ``companions`` are
-    ``(id, owner index)`` pairs hidden with their owner; ``visible`` are the
-    ids of the gradient texts to show.  Each rule starts with its state as a
-    comment: ``/*current*/#mgs-1 #n_4_s{stroke:#d62728;stroke-width:3.5px}``.
+    ``(id, owner index)`` pairs with their states in ``companion_states``
+    (``"hidden"``, ``"freed"``; default: hidden with their owner);
+    ``visible`` are the ids of the gradient texts to show.  Each rule starts
+    with its state as a comment:
+    ``/*current*/#mgs-1 #n_4_s{stroke:#d62728;stroke-width:3.5px}``.
     """
     having: dict[str, list[str]] = {}
     for el, c in zip(elements, classes):
         if c:
             for state in c.split():
                 having.setdefault(state, []).append(el)
-    hidden_owner = set(having.get("hidden", ()))
-    extra_hidden = [cid for cid, owner in companions if elements[owner] in hidden_owner]
+    if companion_states is None:
+        hidden_owner = set(having.get("hidden", ()))
+        companion_states = ["hidden" if elements[owner] in hidden_owner else ""
+                            for _, owner in companions]
+    extra_hidden = [cid for (cid, _), st in zip(companions, companion_states) if st == "hidden"]
+    freed = [cid for (cid, _), st in zip(companions, companion_states) if st == "freed"]
     out = []
     pre = f"#{scope} #"
     for state, kind, target, decl in STATE_RULES:
@@ -287,6 +326,10 @@ def state_css(scope: str, elements, classes: list[str], companions=(),
             suffix = f"_{target}" if target else ""
             sel = ",".join(pre + el + suffix for el in ids)
             out.append(f"/*{state}*/{sel}{{{decl}}}")
+    for sub, decl in FREED_RULES if freed else ():
+        ids = freed if not sub else [c for c in freed if c.startswith("s_")]
+        if ids:
+            out.append(f"/*freed*/{','.join(pre + c + sub for c in ids)}{{{decl}}}")
     if visible:
         out.append(f"/*grad*/{','.join(pre + v for v in visible)}{{display:inline}}")
     return "\n".join(out)
@@ -308,6 +351,16 @@ LEGEND = (
     '<span><i style="border-color:#9467bd;border-style:dashed"></i>'
     "used several times: contributions add up</span></div>"
 )
+# added to the legend when saved values are drawn
+_FREED_KEY = ('<span><s style="opacity:0.45">saved</s> saved value released after its '
+              "node's backward</span>")
+
+
+def legend(template: SvgTemplate | None = None) -> str:
+    """The colour key under the panel (with the struck-through saved value when drawn)."""
+    if template is None or all(el.endswith("_released") for el, _ in template.companions):
+        return LEGEND
+    return LEGEND.replace("</div>", _FREED_KEY + "</div>")
 
 
 def _payload(frames, template: SvgTemplate | None, grad_text, start: int = 0) -> dict:
@@ -315,7 +368,8 @@ def _payload(frames, template: SvgTemplate | None, grad_text, start: int = 0) ->
 
     ``c`` lists ``[element index, class combination]`` pairs that changed since
     the previous step, ``g`` the ``[grad slot, text index]`` pairs (``-1``: the
-    node holds no gradient yet).
+    node holds no gradient yet), ``s`` the ``[companion index, state]`` pairs
+    (``""``, ``"hidden"``, ``"freed"``).
     """
     elements = list(frames.elements)
     position = {f"n_{n.id}": i for i, n in enumerate(frames.nodes)}
@@ -326,6 +380,7 @@ def _payload(frames, template: SvgTemplate | None, grad_text, start: int = 0) ->
     values = frames.grad_values
     frame_list = []
     prev_codes = prev_g = None
+    prev_s = [""] * (len(template.companions) if template is not None else 0)
     for k, fr in enumerate(frames.frames):
         row = frames.codes[k].tolist()
         if prev_codes is None:
@@ -346,8 +401,10 @@ def _payload(frames, template: SvgTemplate | None, grad_text, start: int = 0) ->
                 gindex[text] = len(gtexts)
                 gtexts.append(text)
             g.append([j, gindex[text]])
-        prev_codes, prev_g = row, grow
-        frame_list.append({"t": fr.title, "x": fr.text, "c": delta, "g": g})
+        states = companion_strings(frames, template, k)
+        sdelta = [[j, st] for j, (st, p) in enumerate(zip(states, prev_s)) if st != p]
+        prev_codes, prev_g, prev_s = row, grow, states
+        frame_list.append({"t": fr.title, "x": fr.text, "c": delta, "g": g, "s": sdelta})
     return {
         "elements": elements,
         "combos": frames.combos,
@@ -369,7 +426,8 @@ def player_fragment(frames, template: SvgTemplate | None, grad_text, *, start: i
     # the data block; "<" only occurs inside JSON strings, where \u003c means the same.
     data = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
     if template is not None:
-        graph = template.render(frames.class_strings(start), grad_strings(frames, start, grad_text))
+        graph = template.render(frames.class_strings(start), grad_strings(frames, start, grad_text),
+                                companion_strings(frames, template, start))
     else:
         graph = f'<div class="mg-nograph">{html.escape(note or "(no graph drawing)")}</div>'
     f0 = frames[start]
@@ -391,7 +449,7 @@ def player_fragment(frames, template: SvgTemplate | None, grad_text, *, start: i
         f'<label>speed <select class="mg-speed">{options}</select></label>'
         f'<span class="mg-counter">step {start + 1} / {n}</span></div>'
         f'<div class="mg-graph">{graph}</div>'
-        f"{panel_html(f0.title, f0.text)}{LEGEND}"
+        f"{panel_html(f0.title, f0.text)}{legend(template)}"
         f'<script type="application/json" class="mg-data">{data}</script>'
         f"<script>{script()}</script></div>"
     )
@@ -424,6 +482,13 @@ def svg_template(frames, svg: str, grad_text) -> SvgTemplate:
     return SvgTemplate(svg, frames.elements, final)
 
 
+def companion_strings(frames, template: SvgTemplate | None, step: int) -> list[str]:
+    """The state of each of ``template``'s companions (saved values) at ``step``."""
+    if template is None:
+        return []
+    return template.companion_classes(frames.class_strings(step), frames.released(step))
+
+
 def grad_strings(frames, step: int, grad_text) -> dict[str, str]:
     """``{node element id: gradient text}`` at ``step``."""
     nodes = frames.nodes
@@ -434,11 +499,21 @@ def export_html(tape, path, mode: str = "both", *, title: str | None = None, **d
     """Write the step-through of ``tape`` as ONE self-contained HTML file; returns the path.
 
     ``tape`` may also be a ``Stepper``.  The page needs no kernel and no
-    network: open it in any browser, put it in slides, share it.
+    network: open it in any browser, put it in slides, share it.  Without a
+    graph drawing (graphviz missing or failing, graph too large) the page
+    still steps through the panel, and a warning says why the graph is missing.
     """
+    return _export(tape, path, mode, title, draw_options, stacklevel=3)
+
+
+def _export(tape, path, mode, title, draw_options, stacklevel):
     from .stepper import Stepper
 
     stepper = tape if isinstance(tape, Stepper) else Stepper(tape, mode=mode, **draw_options)
     path = Path(path)
-    path.write_text(stepper.to_html(title=title), encoding="utf-8")
+    page = stepper.to_html(title=title)
+    if stepper.template is None:
+        warnings.warn(f"{path.name}: the page has no graph, only the step-by-step panel "
+                      f"({stepper.note or 'no drawing'})", RuntimeWarning, stacklevel=stacklevel)
+    path.write_text(page, encoding="utf-8")
     return path

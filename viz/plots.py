@@ -2,7 +2,9 @@
 
 Each function builds a pyplot figure and returns it without showing it, so it
 behaves like any matplotlib plot: end the cell (or script) with ``plt.show()``,
-or ``fig.savefig("plot.png")``.  Pass ``ax=`` to draw into axes you already have.
+or ``fig.savefig("plot.png")``.  Pass ``ax=`` to draw into axes you already have
+(``plot_history``: one Axes per panel, i.e. per quantity); the function then
+draws nothing else and returns those axes' figure.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ def _figure(figsize):
 # --------------------------------------------------------------------- history
 
 
-def plot_history(history, *, keys=None, title: str | None = None, figsize=None):
+def plot_history(history, *, keys=None, ax=None, title: str | None = None, figsize=None):
     """Curves from a training history, one panel per quantity.
 
     ``history`` is a dict of lists such as ``{"loss": [...], "acc": [...],
@@ -34,6 +36,8 @@ def plot_history(history, *, keys=None, title: str | None = None, figsize=None):
     ``val_``/``train_``/``test_`` variants share their quantity's panel
     (``loss`` and ``val_loss`` are drawn together).  An ``epoch`` or ``step``
     entry, when present, is the x axis.  ``keys`` picks and orders the entries.
+    ``ax`` draws into existing axes: one Axes per panel (a single Axes, or a
+    list or array of them; ``keys=["loss", "val_loss"]`` makes it one panel).
     """
     data = _history_dict(history)
     x_key = next((k for k in _X_KEYS if k in data), None)
@@ -52,8 +56,12 @@ def plot_history(history, *, keys=None, title: str | None = None, figsize=None):
     groups: dict[str, list[str]] = {}
     for k in series:
         groups.setdefault(_base(k), []).append(k)
-    fig = _figure(figsize or (4.2 * len(groups), 3.2))
-    axes = fig.subplots(1, len(groups), squeeze=False)[0]
+    if ax is None:
+        fig = _figure(figsize or (4.2 * len(groups), 3.2))
+        axes = fig.subplots(1, len(groups), squeeze=False)[0]
+    else:
+        axes = _given_axes(ax, list(groups))
+        fig = axes[0].figure
     x_all = np.asarray(data[x_key], dtype=float) if x_key else None
     for ax, (base, members) in zip(axes, groups.items()):
         for k in members:
@@ -70,6 +78,20 @@ def plot_history(history, *, keys=None, title: str | None = None, figsize=None):
     if title:
         fig.suptitle(title)
     return fig
+
+
+def _given_axes(ax, panels: list[str]) -> list:
+    """``ax`` as a list of Axes, one per panel (a clear error otherwise)."""
+    axes = list(np.ravel(np.asarray(ax, dtype=object))) if not hasattr(ax, "plot") else [ax]
+    if any(not hasattr(a, "plot") for a in axes):
+        raise TypeError("plot_history: ax must be a matplotlib Axes or a list of Axes")
+    if len(axes) != len(panels):
+        raise ValueError(
+            f"plot_history: the history makes {len(panels)} panel(s) ({', '.join(panels)}) "
+            f"but ax has {len(axes)} Axes; pass one Axes per panel, or pick a quantity with "
+            f"keys=[...]"
+        )
+    return axes
 
 
 def _history_dict(history) -> dict:

@@ -25,7 +25,8 @@ the changelog):
   shape and dtype (``(2, 2) float32``), ``data=…``, ``grad=…``;
 * the head is the op's symbol (``×``, ``tanh``, ``Σ(axis=1)``; a custom
   Function's class name), or ``leaf`` for a leaf that requires grad and
-  ``const`` for one that does not; then the node's name, if it has one;
+  ``const`` for one that does not; then the node's name, if it has one
+  (control characters written as escapes, ``x\\ny``, as in the picture);
 * numbers have a fixed number of decimals (``digits``, 4), scientific
   notation outside 1e-3..1e5 (``viz.format_number``); tensors print on one
   line, numpy style, summarised with ``...`` past ``preview`` elements and
@@ -45,6 +46,7 @@ the changelog):
 
 from __future__ import annotations
 
+from .formatting import check_options
 from .view import GraphView, build_view
 
 __all__ = ["text", "print_graph", "render_text"]
@@ -73,6 +75,8 @@ def text(
     with the node's ``#id``; past ``max_indent`` levels lines stop indenting and
     say their depth instead.
     """
+    check_options("viz.text", digits=digits, width=width, preview=preview,
+                  max_indent=max_indent)
     view = build_view(root, params=params, scopes=scopes, show_grad=show_grad,
                       show_saved=show_saved, digits=digits, width=width,
                       preview=preview)
@@ -115,13 +119,10 @@ def render_text(view: GraphView, *, ids: bool = False, max_indent: int = 40, **_
     return "\n".join(lines)
 
 
-_CONTROL = {ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"}
-
-
 def _head(n, ids: bool) -> str:
     what = n.symbol if n.symbol is not None else ("leaf" if n.requires_grad else "const")
-    if n.name is not None:  # (a newline in a name would break the one-line-per-node format)
-        what += " " + n.name.translate(_CONTROL)
+    if n.name is not None:  # (the view wrote its control characters as escapes: one line)
+        what += " " + n.name
     return f"#{n.id} {what}" if ids else what
 
 

@@ -17,6 +17,7 @@ one self-contained page for slides, static viewers and sharing.
 
 from __future__ import annotations
 
+import difflib
 import html
 import inspect
 import itertools
@@ -29,6 +30,7 @@ from .frames import Frames, StepperState
 from .player import (
     SPEEDS,
     SvgTemplate,
+    companion_strings,
     player_fragment,
     player_html,
     state_css,
@@ -81,11 +83,26 @@ class Stepper:
     ``"forward"`` (reveal nodes in creation order), ``"backward"`` (replay the
     chain rule edge by edge) or ``"both"``.  ``speed`` is the initial play
     speed (``"slow"``, ``"normal"``, ``"fast"``, ``"very fast"``).  With
-    ``static=True`` the notebook output also carries the standalone HTML
-    player, so a rendered notebook (nbviewer, GitHub, nbconvert) stays
-    interactive without a kernel.  ``show_ids`` writes ``#<id>`` in unnamed
+    ``static=True`` the notebook output is the standalone HTML player
+    (``to_html(fragment=True)``) instead of the ipywidgets UI: the same
+    controls, run by a small inline script, so they work in a live notebook
+    and, with no kernel, in an executed notebook exported by ``jupyter
+    nbconvert --to html`` or shown by nbviewer.  (Viewers that strip scripts,
+    such as GitHub's, show the graph at its first step.)  The widget needs a
+    kernel, and a saved widget view hides any other output in nbconvert's
+    export: hence one or the other.  ``show_ids`` writes ``#<id>`` in unnamed
     nodes, the names the panel uses for them.  Remaining keyword arguments go to
-    ``viz.draw`` (``rankdir``, ``params``, ``digits``, ...).
+    ``viz.draw`` (``rankdir``, ``params``, ``digits``, ...) and are checked
+    here: an unknown or invalid one raises at once.  Only a missing or failing
+    graphviz (or a graph over ``max_nodes``) leaves the stepper without a
+    picture, with ``note`` saying why; the steps and the panel still work.
+    ``modules="box"`` is refused: it would hide the nodes the steps light up.
+
+    Saved values (drawn for custom Functions, or with ``show_saved=True``)
+    show as they were recorded, struck through from the step at which
+    backward releases them.  ``step_through`` keeps them before its backward
+    runs; for a tape whose backward already ran they are gone, and the
+    "saved: released" box appears from that step on.
 
     Drive it from code as well as with the controls: ``next()``, ``prev()``,
     ``first()``, ``last()``, ``goto(i)``, ``step``; read ``panel``,
@@ -100,6 +117,7 @@ class Stepper:
                 f"Stepper: speed must be one of {', '.join(repr(s) for s, _ in SPEEDS)}, "
                 f"got {speed!r}"
             )
+        _check_draw_options(draw_options)
         self._user_params = draw_options.get("params")
         # the names viz.draw gives parameters: scopes' qualified ones ("0.weight"),
         # overridden by params=, so the panel says what the picture shows
@@ -117,12 +135,22 @@ class Stepper:
         self.static = static
         self.title = title
         draw_options.setdefault("show_grad", True)
+        # What each op saved, as it was when recorded: by now backward has usually
+        # released it, and the replay shows the steps before that too.
+        kept = _recorded_saved(tape)
+        kept.update(draw_options.get("saved_values") or {})
+        if kept:
+            draw_options["saved_values"] = kept
         self.draw_options = draw_options
         self.grad_text = GradText(draw_options.get("digits", 4), draw_options.get("preview", 6))
         self._svg = svg
         self._template: SvgTemplate | None = None
         self._drawn = False
         self.note: str | None = None  # why there is no drawing, if there is none
+        # Build the DOT text now (cheap; only the layout by graphviz waits for the first
+        # display), so that a wrong option fails here, at the call, and not as a
+        # stepper that silently has no graph.
+        self._graph = None if svg is not None else self._dot()
         self._widget = None
         self._gcache: dict = {}
         self._positions = {f"n_{n.id}": i for i, n in enumerate(self.frames.nodes)}
@@ -142,34 +170,29 @@ class Stepper:
         self._ensure_drawn()
         return self._template
 
+    def _dot(self):
+        """``viz.draw`` of the recorded graph, not laid out yet (``None``: too large)."""
+        from .graph import GraphTooLargeError, draw
+
+        try:
+            return draw(self.frames.roots, **self.draw_options)
+        except GraphTooLargeError as exc:  # the steps still work: say why there is no picture
+            self.note = f"graph not drawn: {str(exc).splitlines()[0]}"
+            return None
+
     def _ensure_drawn(self) -> None:
         if self._drawn:
             return
         self._drawn = True
         if self._svg is None:
+            if self._graph is None:
+                return
             try:
-                from .graph import draw
-            except ImportError as exc:  # pragma: no cover - viz without its renderer
-                self.note = f"graph drawing unavailable ({exc}); the steps are described below"
+                self._svg = self._graph.svg()
+            except RuntimeError as exc:  # no graphviz, or dot failed: keep the panel working
+                text = str(exc).strip()
+                self.note = f"graph not drawn: {text.splitlines()[0] if text else repr(exc)}"
                 return
-            from .graph import DotNotFoundError, GraphTooLargeError
-
-            attempts = [self.draw_options]
-            if self._user_params is not self.draw_options.get("params"):
-                # the "#<id>" names are a nicety: if drawing them fails, draw without
-                attempts.append({**self.draw_options, "params": self._user_params})
-            for options in attempts:
-                try:
-                    self._svg = draw(self.frames.roots, **options).svg()
-                    break
-                except Exception as exc:  # no dot, too large, ...: keep the panel working
-                    text = str(exc).strip()
-                    self.note = f"graph not drawn: {text.splitlines()[0] if text else repr(exc)}"
-                    if isinstance(exc, (DotNotFoundError, GraphTooLargeError)):
-                        return
-            else:
-                return
-            self.note = None
         self._template = svg_template(self.frames, self._svg, self.grad_text)
         self._grad_pos = [self._positions[el] for el in self._template.grad_nodes]
 
@@ -197,7 +220,8 @@ class Stepper:
         if t is None:
             return None
         i = self.state.step if i is None else i
-        return t.render(self.frames.class_strings(i), self._grads(i))
+        return t.render(self.frames.class_strings(i), self._grads(i),
+                        companion_strings(self.frames, t, i))
 
     def _prepare_variants(self) -> None:
         """Every gradient text each node shows over the replay, numbered per node."""
@@ -238,7 +262,7 @@ class Stepper:
         visible = [f"gv_{el[2:]}_{self._vmap[(p, row[p])]}"
                    for el, p in zip(t.grad_nodes, self._grad_pos)]
         return state_css(self.scope, self.frames.elements, self.frames.class_strings(i),
-                         t.companions, visible)
+                         t.companions, visible, companion_strings(self.frames, t, i))
 
     # --- moving --------------------------------------------------------------------
     def __len__(self) -> int:
@@ -302,16 +326,20 @@ class Stepper:
                            note=self.note, speed=self.speed)
 
     def save_html(self, path, title: str | None = None):
-        """Write ``to_html()`` to ``path``; returns the path."""
-        from .player import export_html
+        """Write ``to_html()`` to ``path``; returns the path (see ``viz.export_html``)."""
+        from .player import _export
 
-        return export_html(self, path, title=title)
+        return _export(self, path, self.mode, title, {}, stacklevel=3)
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        # The widget view for a live kernel, a deterministic text/plain (strict
-        # nbval compares it; it ignores widget model ids), and on request the
-        # static player for viewers without a kernel.
+        # A deterministic text/plain (strict nbval compares it; it ignores widget model
+        # ids), plus either the widget view (live kernel) or, with static=True, the
+        # player alone: nbconvert renders a widget view in preference to text/html
+        # and, with no kernel to run it, the output would be empty.
         bundle = {"text/plain": repr(self)}
+        if self.static:
+            bundle["text/html"] = self.to_html(fragment=True)
+            return bundle
         try:
             box = self.widget.box
         except ImportError:
@@ -319,8 +347,6 @@ class Stepper:
         if box is not None and getattr(box, "_view_name", None) is not None:
             bundle[_WIDGET_MIME] = {"version_major": 2, "version_minor": 0,
                                     "model_id": box.model_id}
-        if self.static:
-            bundle["text/html"] = self.to_html(fragment=True)
         return bundle
 
     def __repr__(self) -> str:
@@ -334,6 +360,40 @@ class Stepper:
             parts.append(f"{nb} backward")
         return (f"<Stepper {self.mode}: {len(f)} steps ({', '.join(parts)}), "
                 f"{len(f.nodes)} nodes, {len(f.edges)} edges>")
+
+
+def _check_draw_options(options: dict) -> None:
+    """Refuse what ``viz.draw`` would refuse, naming the option, before any drawing."""
+    from .formatting import check_options
+    from .graph import draw
+
+    # (draw's title is a caption inside the picture; the Stepper's own title names the page)
+    known = [p for p in inspect.signature(draw).parameters if p not in ("root", "title")]
+    for key in options:
+        if key not in known:
+            close = difflib.get_close_matches(key.lower().replace("-", "_"), known, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise TypeError(
+                f"Stepper: unknown option {key!r}{hint}; it takes mode, speed, static, title, "
+                f"show_ids, svg and viz.draw's options: {', '.join(known)}"
+            )
+    if options.get("modules") == "box":
+        raise ValueError(
+            "Stepper: modules='box' collapses each module into one box, so the nodes and "
+            "edges the steps light up are not drawn; use modules='cluster' (the default: "
+            "each module's nodes framed together) or modules=None"
+        )
+    check_options("Stepper", **{k: options[k] for k in ("digits", "preview") if k in options})
+
+
+def _recorded_saved(tape) -> dict:
+    """``{node id: saved values}`` the tape kept when each node was created, if it did."""
+    kept = {}
+    for e in getattr(tape, "events", ()):
+        saved = getattr(e, "saved", None) if e.kind == "created" else None
+        if saved is not None:
+            kept[e.node.id] = saved
+    return kept
 
 
 def step_through(fn, *inputs, mode: str = "both", **options) -> Stepper:
@@ -361,7 +421,8 @@ def step_through(fn, *inputs, mode: str = "both", **options) -> Stepper:
         _check_scalar(out, fn, args, names)
         with _grads_set_aside(out, tape) as aside:
             # Nodes of an earlier graph keep their saved values, so that graph's own
-            # backward() still works after this one.
+            # backward() still works after this one.  (The replay shows what the
+            # recorded ops saved from the tape, which kept it when they were created.)
             out.backward(retain_graph=aside.reaches_earlier_graph)
     return Stepper(tape, mode=mode, **options)
 

@@ -38,7 +38,16 @@ from typing import Any
 
 import numpy as np
 
-from .formatting import NO_GRAD, clip, format_array, format_number, format_shape, format_value
+from .formatting import (
+    NO_GRAD,
+    check_options,
+    clip,
+    format_array,
+    format_number,
+    format_shape,
+    format_value,
+    visible,
+)
 
 __all__ = [
     "ROLES",
@@ -280,6 +289,7 @@ def build_view(
     digits: int = 4,
     width: int | None = 60,
     preview: int = 6,
+    saved_values: dict | None = None,
 ) -> GraphView:
     """Walk the graph behind ``roots`` (iteratively) into a ``GraphView``.
 
@@ -289,9 +299,14 @@ def build_view(
     gives a forward-only view; ``show_saved`` collects the values ops saved
     for backward (``None``: only for custom Functions); ``digits``, ``width``
     and ``preview`` control number formatting, preview width and how many
-    tensor elements numpy prints before summarising.
+    tensor elements numpy prints before summarising.  ``saved_values``
+    (``{node id: saved tuple}``) stands in for what a node's backward already
+    released: ``viz.Stepper`` passes the values it kept at record time, so a
+    replay shows what backward used.
     """
     from minigrad.autograd.graph import topological_order
+
+    check_options("viz", digits=digits, width=width, preview=preview)
 
     root_nodes, recorded = as_roots(roots)
     order = topological_order(recorded if recorded is not None else root_nodes)
@@ -307,14 +322,15 @@ def build_view(
     for node in order:
         nodes.append(
             _view_node(node, node.id in root_set, names, scope_of, show_grad, show_saved,
-                       digits, width, preview)
+                       digits, width, preview, saved_values)
         )
         for slot, parent in enumerate(node.parents):
             edges.append(ViewEdge(node.id, parent.id, slot))
     return GraphView(nodes, edges, root_ids, _clusters(nodes, scopes))
 
 
-def _view_node(node, is_root, names, scope_of, show_grad, show_saved, digits, width, preview):
+def _view_node(node, is_root, names, scope_of, show_grad, show_saved, digits, width, preview,
+               saved_values=None):
     op = node.op
     leaf = op is None
     requires_grad = bool(node.requires_grad)
@@ -337,7 +353,9 @@ def _view_node(node, is_root, names, scope_of, show_grad, show_saved, digits, wi
         "tensor" if tensor else "scalar",
         None if leaf else op.name,
         None if leaf else _display(op, node.attrs),
-        names.get(node.id) or (None if label is None or label == "" else str(label)),
+        # (control characters as escapes: dot refuses them, and "x\ny" reads the same
+        # in the picture, the text tree and the stepper's panel)
+        _visible_name(names.get(node.id) or (None if label is None or label == "" else label)),
         "",
         None,
         inputs=tuple([p.id for p in node.parents]),
@@ -374,7 +392,10 @@ def _view_node(node, is_root, names, scope_of, show_grad, show_saved, digits, wi
                 if k not in _BOOKKEEPING
             ) or None
         if show_saved or (show_saved is None and vn.custom):
-            vn.saved = _saved_items(node, digits, width, preview)
+            saved = node.saved
+            if saved is None and saved_values:
+                saved = saved_values.get(node.id)
+            vn.saved = _saved_items(node, saved, digits, width, preview)
     return vn
 
 
@@ -398,21 +419,23 @@ def _attr_text(v, digits) -> str:
     return clip(repr(v), 30)
 
 
-def _saved_items(node, digits, width, preview):
-    saved = node.saved
+def _visible_name(name):
+    return None if name is None else visible(str(name))
+
+
+def _saved_items(node, saved, digits, width, preview):
     if saved is None:
         return None
     saved = _unwrap_saved(saved)
     items = []
     for k, v in enumerate(saved):
-        alias = None
-        if v is node.data or v is node:
+        # Inputs first: an op whose output is one of its inputs (scalar ReLU of x > 0,
+        # maximum) saved that input, while ops that save their output (tanh, exp,
+        # sigmoid, ...) always compute a new object, so "out" is never hidden.
+        alias = next((f"input {slot}" for slot, p in enumerate(node.parents)
+                      if v is p.data or v is p), None)
+        if alias is None and (v is node.data or v is node):
             alias = "out"
-        else:
-            for slot, p in enumerate(node.parents):
-                if v is p.data or v is p:
-                    alias = f"input {slot}"
-                    break
         v_data = v.data if _is_node(v) else v
         if isinstance(v_data, np.ndarray) and v_data.size > preview:
             text = f"{format_shape(v_data.shape)} {v_data.dtype}"

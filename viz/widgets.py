@@ -10,7 +10,7 @@ Python side, so the graph would not follow).
 
 from __future__ import annotations
 
-from .player import LEGEND, SPEEDS, css, panel_html
+from .player import SPEEDS, css, legend, panel_html
 
 __all__ = ["StepperWidget"]
 
@@ -84,7 +84,8 @@ class StepperWidget:
         st = self.stepper
         self.restyle.value = f"<style>{st.step_css(i)}</style>"
         f = st.frames[i]
-        self.panel.value = f'<div class="mg-stepper">{panel_html(f.title, f.text)}{LEGEND}</div>'
+        self.panel.value = (f'<div class="mg-stepper">{panel_html(f.title, f.text)}'
+                            f"{legend(st.template)}</div>")
         self.counter.value = f"step {i + 1} / {len(st.frames)}"
 
     def __repr__(self) -> str:

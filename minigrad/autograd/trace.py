@@ -33,7 +33,11 @@ def _snapshot(x):
 
 @dataclass(frozen=True)
 class Created:
+    """A node was made.  ``saved`` is what its op saved, by reference: backward
+    releases ``node.saved``, and a replay of the forward pass still shows it."""
+
     node: Any
+    saved: Any = None
     kind = "created"
 
 
@@ -71,14 +75,20 @@ class Contribute:
 
 
 class Tape:
-    """The ordered events of one recording; replay it as often as you like."""
+    """The ordered events of one recording; replay it as often as you like.
+
+    A tape keeps references to what it saw (nodes, what their ops saved) and
+    copies of gradients, so they live as long as the tape does, after backward
+    has released the graph's own references.  Record a training step to look
+    at it, not a whole training run.
+    """
 
     def __init__(self):
         self.events: list = []
 
     # --- recorder protocol (called by the engine) ---------------------------------
     def created(self, node) -> None:
-        self.events.append(Created(node))
+        self.events.append(Created(node, node.saved or None))
 
     def seeded(self, node, grad) -> None:
         self.events.append(Seeded(node, _snapshot(grad)))

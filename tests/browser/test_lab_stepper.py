@@ -115,26 +115,31 @@ def lab(tmp_path, browser):
         log.close()
 
 
-def test_stepper_widget_restyles_in_jupyterlab(lab, browser):
+def run_all(page, base) -> None:
+    """Open the smoke notebook in Lab and run all its cells."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+    page.goto(f"{base}/lab/workspaces/mgtest/tree/{NOTEBOOK}?reset")
+    page.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell")
+    # Lab may ask which kernel to start: take the notebook's own (python3)
+    accept = page.locator(".jp-Dialog .jp-mod-accept")
+    try:
+        accept.wait_for(timeout=20_000)
+        accept.click()
+    except PlaywrightTimeout:
+        pass
+    page.wait_for_selector(".jp-NotebookPanel [data-status='idle']")  # the kernel is ready
+    page.click(".lm-MenuBar-itemLabel:text-is('Run')")
+    page.click(".lm-Menu-itemLabel:text-is('Run All Cells')")
+
+
+def test_stepper_widget_restyles_in_jupyterlab(lab, browser):
     base, tmp = lab
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
     page.set_default_timeout(60_000)
     try:
-        page.goto(f"{base}/lab/workspaces/mgtest/tree/{NOTEBOOK}?reset")
-        page.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell")
-        # Lab may ask which kernel to start: take the notebook's own (python3)
-        accept = page.locator(".jp-Dialog .jp-mod-accept")
-        try:
-            accept.wait_for(timeout=20_000)
-            accept.click()
-        except PlaywrightTimeout:
-            pass
-        page.wait_for_selector(".jp-NotebookPanel [data-status='idle']")  # the kernel is ready
-        page.click(".lm-MenuBar-itemLabel:text-is('Run')")
-        page.click(".lm-Menu-itemLabel:text-is('Run All Cells')")
+        run_all(page, base)
 
         widget = page.locator(".mg-stepper-widget").first
         widget.wait_for()
@@ -182,6 +187,32 @@ def test_stepper_widget_restyles_in_jupyterlab(lab, browser):
             page.screenshot(path=os.path.join(os.environ["MINIGRAD_SCREENSHOTS"], "lab.png"))
     except Exception:
         page.screenshot(path=str(tmp / "lab-failure.png"), full_page=True)
+        raise
+    finally:
+        context.close()
+
+
+def test_static_player_runs_in_jupyterlab(lab, browser):
+    """static=True outputs the standalone player: Lab runs its inline script (the
+    output of a cell run in this session is trusted), so it steps like the widget."""
+    base, tmp = lab
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    try:
+        run_all(page, base)
+        player = page.locator(".jp-OutputArea .mg-player[data-mg-ready]")
+        player.wait_for()
+        player.scroll_into_view_if_needed()
+        assert player.get_attribute("data-mg-step") == "0"
+        assert player.locator("svg g.node[id^='n_']").count() == 2  # x and x*x
+        player.locator("[data-act='next']").click()
+        assert player.get_attribute("data-mg-step") == "1"
+        assert "Forward 1/2 · create x" in player.locator(".mg-title").inner_text()
+        player.locator("[data-act='last']").click()
+        assert "Backward pass complete" in player.locator(".mg-text").inner_text()
+    except Exception:
+        page.screenshot(path=str(tmp / "lab-static-failure.png"), full_page=True)
         raise
     finally:
         context.close()

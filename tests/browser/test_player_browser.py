@@ -138,3 +138,75 @@ def test_page_works_offline(browser, exported):
         assert requests == [path.as_uri()]  # nothing fetched but the page itself
     finally:
         context.close()
+
+
+def companion_classes(root) -> dict:
+    return root.evaluate("root => Object.fromEntries([...root.querySelectorAll("
+                         "'g.saved[data-mg-base]')].map(g => [g.id, g.getAttribute('class')]))")
+
+
+class Cube(minigrad.Function):
+    """∂(x³)/∂x = 3x²"""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x.data**3
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return grad_out * 3 * x * x
+
+
+def test_saved_values_show_until_backward_frees_them(page, tmp_path):
+    from viz import step_through
+
+    s = step_through(lambda x: Cube.apply(x) * 2, 1.5)
+    cube = next(n for n in s.frames.nodes if n.op is not None and n.op.name == "Cube")
+    freed_from = s.frames.released_at[cube.id]
+    root = open_player(page, s.save_html(tmp_path / "cube.html"))
+    for k in range(len(s)):
+        root.evaluate(
+            "(root, k) => { const s = root.querySelector('.mg-slider'); s.value = String(k);"
+            " s.dispatchEvent(new Event('input')); }", k)
+        box = companion_classes(root)[f"s_{cube.id}_0"].split()
+        assert ("freed" in box) == (k >= freed_from), k
+        assert ("hidden" in box) == (k < 2), k  # shown from the step that creates Cube
+        assert "saved: released" not in root.locator(".mg-graph").inner_text()
+    opacity = root.evaluate(f"r => getComputedStyle(r.querySelector('#s_{cube.id}_0')).opacity")
+    assert float(opacity) < 1
+    assert page.errors == []
+
+
+def test_static_stepper_survives_nbconvert_export(browser, tmp_path):
+    """An executed notebook exported to HTML keeps a working player, offline."""
+    import subprocess
+    import sys
+
+    nbformat = pytest.importorskip("nbformat")
+    pytest.importorskip("nbconvert")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(
+        "import viz\ns = viz.step_through(lambda a, b: a * b + a, 2.0, -3.0, static=True)\ns")]
+    nbformat.write(nb, tmp_path / "static.ipynb")
+    done = subprocess.run(
+        [sys.executable, "-m", "nbconvert", "--to", "html", "--execute", "static.ipynb"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr[-2000:]
+    context = browser.new_context(offline=True)  # (nbconvert's own CDN scripts fail: fine)
+    try:
+        pg = context.new_page()
+        errors = []
+        pg.on("pageerror", lambda exc: errors.append(str(exc)))
+        pg.goto((tmp_path / "static.html").as_uri())
+        pg.wait_for_selector(".mg-player[data-mg-ready]", timeout=15_000)
+        assert pg.locator(".mg-player svg g.node[id^='n_']").count() == 4
+        pg.click('[data-act="next"]')
+        assert pg.get_attribute(".mg-player", "data-mg-step") == "1"
+        assert pg.inner_text(".mg-title") == "Forward 1/4 · create a"
+        pg.click('[data-act="last"]')
+        assert pg.inner_text(".mg-text").startswith("Backward pass complete.")
+        assert errors == []
+    finally:
+        context.close()

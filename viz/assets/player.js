@@ -17,10 +17,10 @@
       return root.querySelector('[data-mg-grad="' + data.elements[i] + '"]');
     });
     var companions = data.companions.map(function (c) { return [byId(c[0]), c[1]]; });
-    var hiddenCombo = data.combos.map(function (c) { return (" " + c + " ").indexOf(" hidden ") >= 0; });
-    var codes = [], grads = [], shownCodes = [], shownGrads = [];
+    var codes = [], grads = [], comps = [], shownCodes = [], shownGrads = [], shownComps = [];
     var i;
     for (i = 0; i < els.length; i++) { codes.push(0); shownCodes.push(-1); }
+    for (i = 0; i < companions.length; i++) { comps.push(""); shownComps.push(null); }
     for (i = 0; i < gradEls.length; i++) { grads.push(-1); shownGrads.push(-2); }
     var at = -1, timer = null;
 
@@ -36,6 +36,7 @@
       if (at < 0 || k < at) {
         for (j = 0; j < codes.length; j++) codes[j] = 0;
         for (j = 0; j < grads.length; j++) grads[j] = -1;
+        for (j = 0; j < comps.length; j++) comps[j] = "";
         start = 0;
       }
       for (f = start; f <= k; f++) {
@@ -43,6 +44,8 @@
         for (j = 0; j < d.length; j++) codes[d[j][0]] = d[j][1];
         d = frames[f].g;
         for (j = 0; j < d.length; j++) grads[d[j][0]] = d[j][1];
+        d = frames[f].s || [];
+        for (j = 0; j < d.length; j++) comps[d[j][0]] = d[j][1];
       }
     }
 
@@ -58,10 +61,11 @@
         shownCodes[j] = codes[j];
       }
       for (j = 0; j < companions.length; j++) {
-        el = companions[j][0];
-        if (!el) continue;
+        // a saved value: hidden with its node, struck through once released
+        if (comps[j] === shownComps[j] || !(el = companions[j][0])) continue;
         cls = el.getAttribute("data-mg-base") || "";
-        el.setAttribute("class", hiddenCombo[codes[companions[j][1]]] ? cls + " hidden" : cls);
+        el.setAttribute("class", comps[j] ? cls + " " + comps[j] : cls);
+        shownComps[j] = comps[j];
       }
       for (j = 0; j < gradEls.length; j++) {
         if (grads[j] === shownGrads[j] || !(el = gradEls[j])) continue;
