@@ -150,6 +150,31 @@ def test_recorded_tape_shows_saved_values_until_their_release():
 
 
 @needs_dot
+def test_a_release_after_the_recording_is_not_shown_as_the_recordings():
+    """retain_graph=True inside the block, then a plain backward outside it: the
+    recorded pass released nothing, so the replay never strikes anything through."""
+    with minigrad.record() as tape:
+        x = Value(1.5, label="x")
+        y = Cube.apply(x) * 2
+        y.backward(retain_graph=True)
+    assert tape.released == set()
+    y.backward()  # unrecorded: this one releases
+    cube = y.parents[0]
+    assert cube.saved is None
+    s = Stepper(tape)
+    assert s.frames.released_at == {}
+    assert all("freed" not in c and "released" not in c
+               for i in range(len(s)) for c in _companions(s.render_svg(i)).values())
+    # released inside the block: recorded as such
+    with minigrad.record() as tape2:
+        x2 = Value(1.5, label="x")
+        y2 = Cube.apply(x2) * 2
+        y2.backward()
+    assert y2.parents[0].id in tape2.released
+    assert y2.parents[0].id in Stepper(tape2).frames.released_at
+
+
+@needs_dot
 def test_a_tape_without_saved_values_never_claims_a_release_before_it_happened():
     """An event list recorded without saved values (an older or hand-made tape)."""
     with minigrad.record() as tape:

@@ -341,14 +341,14 @@ class Frames:
                 f"example, a tiny batch) inside `with minigrad.record()`; viz.text(root) "
                 f"prints a big graph as text"
             )
-        self._build()
+        self._build(getattr(tape, "released", None))
 
     def name(self, node) -> str:
         """The node's name in panel texts (see ``node_name``)."""
         return node_name(node, self.names)
 
     # --- building ------------------------------------------------------------------
-    def _build(self) -> None:
+    def _build(self, released) -> None:
         self._index = {el: i for i, el in enumerate(self.elements)}
         self._node_pos = {n.id: i for i, n in enumerate(self.nodes)}
         self._combos: list[str] = [""]
@@ -372,12 +372,16 @@ class Frames:
         self.codes = np.stack(self._rows)
         self.grad_codes = np.stack(self._grows)
         del self._rows, self._grows
-        # A node's saved values are freed when its (last) visit ends; one visited here
-        # whose saved values are gone now was released by this replay's backward.
-        by_id = {n.id: n for n in self.nodes}
+        # A node's saved values are freed when its (last) visit ends.  Which visited
+        # nodes were released by the recorded backward: what the tape saw when the
+        # recording stopped (a backward run after it, unrecorded, does not count), or
+        # for a tape that cannot say, the ones whose saved values are gone now.
+        if released is None:
+            by_id = {n.id: n for n in self.nodes}
+            released = {nid for nid in self._done_at
+                        if by_id[nid].op is not None and by_id[nid].saved is None}
         #: ``{node id: first step at which its saved values are released}``
-        self.released_at = {nid: k for nid, k in self._done_at.items()
-                            if by_id[nid].op is not None and by_id[nid].saved is None}
+        self.released_at = {nid: k for nid, k in self._done_at.items() if nid in released}
 
     def _set(self, el: str, *, add=(), remove=()) -> None:
         i = self._index.get(el)

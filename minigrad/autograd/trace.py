@@ -85,6 +85,10 @@ class Tape:
 
     def __init__(self):
         self.events: list = []
+        #: ids of the recorded op nodes whose saved values were gone when the recording
+        #: last stopped (``None`` while it has not): a later, unrecorded backward may
+        #: release more, and a replay must not show that as this recording's doing
+        self.released: set | None = None
 
     # --- recorder protocol (called by the engine) ---------------------------------
     def created(self, node) -> None:
@@ -120,6 +124,12 @@ class Tape:
                 derivative,
             )
         )
+
+    def stopped(self) -> None:
+        """Called when a ``with record()`` block (or ``tape.backward``) ends."""
+        self.released = {e.node.id for e in self.events
+                         if e.kind in ("created", "visit") and e.node.op is not None
+                         and e.node.saved is None}
 
     # --- using a tape ------------------------------------------------------------
     def backward(self, root, gradient=None, retain_graph: bool = False) -> None:
@@ -173,6 +183,9 @@ class _listening:
 
     def __exit__(self, *exc):
         set_recorders(self.prev)
+        stopped = getattr(self.recorder, "stopped", None)  # optional for a recorder
+        if callable(stopped):
+            stopped()
         return False
 
 
@@ -180,7 +193,8 @@ def record(recorder=None):
     """``with record() as tape:`` captures every engine event inside the block.
 
     Pass your own object with the recorder methods (``created``, ``seeded``,
-    ``visit``, ``contribute``) to listen without storing.
+    ``visit``, ``contribute``) to listen without storing; if it also has a
+    ``stopped()`` method, that is called when the block ends.
     """
     if recorder is None:
         return _listening(Tape())
