@@ -365,12 +365,14 @@ def main():
     impls = with_torch(["numpy", "minigrad"])
     print(machine_line(args.threads))
     nodes = {"elementwise_chain": 3 * STEPS + 1, "matmul_chain": 3 * STEPS + 1}
-    if args.which in ("all", "tiny"):
+    if args.which in ("all", "tiny", *TINY):
         print(f"\ntiny ops: chains of {STEPS} steps on 4x4 float32 (forward + backward)")
         tiny_impls = impls[:2] + ["lean"] + impls[2:]
-        res = interleave(__file__, tiny_impls, ["--reps", str(args.reps), "--which", "tiny"],
+        which = "tiny" if args.which == "all" else args.which
+        res = interleave(__file__, tiny_impls, ["--reps", str(args.reps), "--which", which],
                          args.repeats)
-        _table(res, tiny_impls, list(res["numpy"][0]), nodes)
+        _table(res, tiny_impls, list(res["numpy"][0]),
+               {c: k for c, k in nodes.items() if c in res["numpy"][0]})
         print("  target: <= 2.5x numpy; lean = benchmarks/_lean_tensor.py, the floor for a "
               "Python engine")
     large = LARGE if args.which in ("all", "large") else [c for c in LARGE if c == args.which]

@@ -30,7 +30,9 @@ recorders and the step-through widgets show custom ops with no extra code.
 Arguments that are not graph nodes (``Clamp.apply(x, 0.0, hi=1.0)``) are
 the node's settings: kept in its ``attrs`` under ``forward``'s parameter
 names (``lo=0.0, hi=1.0``), where the renderers show them as they show a
-built-in op's ``axis``.
+built-in op's ``axis``.  Numbers, strings and short tuples of them are kept
+as they are; an array or a tensor only as a description (``<array (1000,
+1000) float64>``), since ``attrs`` live as long as the graph.
 Custom ops are not put in the global registry: the registry-wide gradient
 test covers the built-in ops only; check yours with ``minigrad.gradcheck``.
 
@@ -185,10 +187,41 @@ def _settings(cls, args, kwargs) -> dict:
     settings = {}
     for i, a in enumerate(args):
         if not isinstance(a, Node):
-            settings[names[i] if i < len(names) else f"arg{i}"] = a
-    settings.update(kwargs)
+            settings[names[i] if i < len(names) else f"arg{i}"] = _shown(a)
+    for key, a in kwargs.items():
+        settings[key] = _shown(a)
     settings.pop("ctx", None)  # the name the node's own bookkeeping uses
     return settings
+
+
+_PLAIN = (bool, int, float, complex, str, bytes, np.generic, type(None))
+
+
+def _shown(value):
+    """What a node keeps of a setting: a plain value as it is, anything that may hold
+    memory (an array, a tensor, a model) as a description, so that it is freed when
+    the caller lets it go, as the module doc promises for what is not saved."""
+    if isinstance(value, _PLAIN):
+        return value
+    if isinstance(value, tuple) and len(value) <= 8 and all(isinstance(v, _PLAIN) for v in value):
+        return value
+    data = value.data if isinstance(value, Node) else value
+    if isinstance(data, np.ndarray):
+        kind = type(value).__name__ if isinstance(value, Node) else "array"
+        return Described(f"<{kind} {data.shape} {data.dtype}>")
+    return Described(f"<{type(value).__name__}>")
+
+
+class Described:
+    """A setting shown by its description (its ``repr``), not kept."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
 
 
 def _output_data(cls, out, scalar, nodes):

@@ -14,6 +14,10 @@ counts its base, and an array saved by two ops counts once.  Many saved arrays
 are another node's ``data`` (``mul`` saves its inputs by reference), so the
 report also says how much is held *only* by saved values: the memory that
 releasing the graph gives back, beyond the data itself.
+
+It counts what the graph holds.  A recording (``record()``, ``step_through``)
+holds more: its tape keeps what each op saved, so that a replay can show it,
+for as long as the tape lives.
 """
 
 from __future__ import annotations

@@ -101,12 +101,14 @@ def fsigmoid(x: float) -> float:
     return e / (1.0 + e)
 
 
-# Where a rule's derivative is 0, it returns ``g * 0.0``, not ``0.0``: a nan or inf
-# arriving from later ops stays visible (nan), as in PyTorch.
+# Where a derivative is 0 at a point (|x| at 0, ∂(x^p)/∂p at x = 0) the rule returns
+# ``g * 0.0``, not ``0.0``, so a nan or inf arriving from later ops stays visible, as
+# in PyTorch.  The exception is also PyTorch's: at p = 0 the power is the constant 1,
+# and ∂/∂x is a plain 0 whatever g is.
 def _pow_grad_base(g, x, p, out):
     # p·x^(p−1) first, then g (PyTorch's order: g·p can under/overflow on its own).
-    # At p = 0 the power is the constant 1: 0, even at x = 0 where p·x^(p−1) is 0·inf.
-    return g * (p * fpow(x, p - 1)) if p else g * 0.0
+    # At p = 0: 0, even at x = 0 where p·x^(p−1) would be 0·inf = nan.
+    return g * (p * fpow(x, p - 1)) if p else 0.0
 
 
 def _pow_grad_exponent(g, x, p, out):

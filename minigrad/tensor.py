@@ -847,7 +847,8 @@ def apply_op(op, *inputs, **attrs) -> Tensor:
     an ``Op`` or its registered name, and a scalar-engine op applied to
     ``Value`` inputs gives a ``Value`` (``apply_op(CUBE, v)``).
     """
-    if type(op) is not Op or op.engine != "tensor":
+    if (type(op) is not Op or op.engine != "tensor") and not (
+            isinstance(op, Op) and op.engine == "tensor"):  # (a subclass of Op is fine)
         return _apply_other(op, inputs, attrs)
     for x in inputs:
         if not isinstance(x, Tensor):

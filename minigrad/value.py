@@ -280,6 +280,10 @@ def apply_scalar_op(op, *inputs, **attrs) -> Value:
     if len(inputs) != op.arity:
         raise TypeError(f"{op.name} takes {op.arity} input{'s' * (op.arity != 1)} (one per "
                         f"gradient rule), got {len(inputs)}")
+    for x in inputs:
+        if isinstance(x, Node) and not isinstance(x, Value):
+            raise TypeError(f"{op.name}: a scalar op cannot take a {type(x).__name__}; the "
+                            f"scalar and tensor engines do not mix")
     parents = tuple(x if isinstance(x, Value) else _constant(x, op) for x in inputs)
     if op.arity == 1:
         return parents[0]._unary(op)

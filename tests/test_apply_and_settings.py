@@ -162,3 +162,53 @@ def test_function_with_star_args_names_settings_by_position():
 
     y = Shift.apply(Tensor(np.ones(2), requires_grad=True), 1.0, 2.0)
     assert {k: v for k, v in y.attrs.items() if k != "ctx"} == {"arg1": 1.0, "arg2": 2.0}
+
+
+def test_function_settings_do_not_keep_arrays_alive():
+    """A mask passed as a setting and saved for backward is freed after backward, as the
+    module doc promises; the node shows a description of it instead."""
+    import gc
+    import weakref
+
+    class Masked(mg.Function):
+        @staticmethod
+        def forward(ctx, x, mask, scale=1.0, note=None):
+            ctx.save_for_backward(mask)
+            return x.data * mask * scale
+
+        @staticmethod
+        def backward(ctx, g):
+            mask, = ctx.saved_tensors
+            return g * mask, None
+
+    x = Tensor(np.ones((300, 300)), requires_grad=True)
+    mask = np.ones((300, 300)) > 0
+    alive = weakref.ref(mask)
+    y = Masked.apply(x, mask, scale=2.0, note=Tensor(np.ones(2)))
+    assert repr(y.attrs["mask"]) == "<array (300, 300) bool>"
+    assert repr(y.attrs["note"]) == "<Tensor (2,) float64>" and y.attrs["scale"] == 2.0
+    loss = y.sum()
+    del mask
+    loss.backward()
+    gc.collect()
+    assert alive() is None
+
+
+def test_apply_op_on_an_op_subclass_and_a_scalar_op_given_a_tensor():
+    import dataclasses
+
+    @dataclasses.dataclass(frozen=True, eq=False)
+    class MyOp(Op):
+        pass
+
+    tanh = tensor_ops.TANH
+    mine = MyOp("mytanh", "t", tanh.forward, tanh.grads, "", "tensor")
+    out = mg.apply_op(mine, Tensor(np.ones(3), requires_grad=True))
+    np.testing.assert_allclose(out.data, np.tanh(np.ones(3)))
+    with pytest.raises(TypeError, match="cube: a scalar op cannot take a Tensor"):
+        mg.apply_op(CUBE, Tensor(np.ones(2)))
+
+
+def test_record_refuses_a_recorder_class():
+    with pytest.raises(TypeError, match=r"pass an instance, e.g. Tape\(\)"):
+        mg.record(mg.Tape)

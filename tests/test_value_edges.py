@@ -76,6 +76,13 @@ def test_pow_keeps_ieee_signs_and_nan():
     assert math.isnan(out) and math.isnan(g)
 
 
+def test_pow_at_exponent_zero_gives_a_plain_zero_even_for_a_nan_upstream():
+    """PyTorch masks p == 0: x**0 is the constant 1, whatever comes from above."""
+    a, b = Value(2.0), Value(0.0)
+    (a ** b).backward(NAN)
+    assert a.grad == 0.0 and math.isnan(b.grad)
+
+
 def test_pow_multiplies_the_upstream_gradient_last():
     x, p = Value(0.0), 1e-200
     y = x ** p

@@ -342,3 +342,17 @@ def test_numeric_options_are_checked_with_a_clear_error(call, match):
     with pytest.raises(TypeError, match="digits must be an integer"):
         viz.text(c, digits=2.5)
     assert "data=6.00" in viz.text(c, digits=2)
+
+
+@needs_dot
+def test_an_op_that_saved_nothing_is_never_shown_as_released():
+    s = step_through(lambda a, b: (a + b) * a, 2.0, -3.0, show_saved=True)
+    add = next(n for n in s.frames.nodes if n.op is not None and n.op.name == "add")
+    for i in range(len(s)):
+        assert f"s_{add.id}_released" not in s.render_svg(i)
+
+
+def test_a_stepper_over_a_large_graph_does_not_suggest_a_refused_option():
+    s = step_through(lambda a, b: a * b + a * a - b, 2.0, -3.0, max_nodes=3)
+    assert s.note.startswith("graph not drawn: ") and "max_nodes=3" in s.note
+    assert "box" not in s.note

@@ -218,13 +218,15 @@ def draw(
 
 
 def _too_large(count: int, max_nodes: int) -> GraphTooLargeError:
-    return GraphTooLargeError(
+    exc = GraphTooLargeError(
         f"draw: this graph has {count:,} nodes, more than max_nodes={max_nodes}; "
         f"graphviz would take long and the picture would be unreadable. Try "
         f"viz.text(root) for the text tree, draw(..., modules='box') to collapse "
         f"each module into one box, drawing a smaller piece of the graph (e.g. one "
         f"layer's output), or draw(..., max_nodes=None) to draw it anyway."
     )
+    exc.count, exc.max_nodes = count, max_nodes
+    return exc
 
 
 def _ids(items) -> frozenset:

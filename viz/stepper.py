@@ -177,7 +177,10 @@ class Stepper:
         try:
             return draw(self.frames.roots, **self.draw_options)
         except GraphTooLargeError as exc:  # the steps still work: say why there is no picture
-            self.note = f"graph not drawn: {str(exc).splitlines()[0]}"
+            # (not draw's own advice: its modules='box' is refused here)
+            self.note = (f"graph not drawn: {exc.count:,} nodes, more than max_nodes="
+                         f"{exc.max_nodes}; record a smaller piece, or pass max_nodes=None "
+                         f"to draw it anyway")
             return None
 
     def _ensure_drawn(self) -> None:

@@ -82,8 +82,6 @@ def unbroadcastable(big: tuple, shape: tuple) -> bool:
 
 def _seed(root, gradient):
     """The starting gradient dL/dL, checked against the root's kind and shape."""
-    from .node import Node  # (node imports this module)
-
     data = root.data
     if isinstance(data, np.ndarray):
         if gradient is None:
@@ -95,8 +93,7 @@ def _seed(root, gradient):
                     f"scalar first, e.g. out.sum().backward()"
                 )
             return np.ones_like(data)
-        g = gradient.data if isinstance(gradient, Node) else gradient
-        g = np.asarray(g, dtype=data.dtype)
+        g = np.asarray(_raw(gradient), dtype=data.dtype)
         if g.shape != data.shape:
             raise ValueError(
                 f"backward(gradient): gradient has shape {g.shape} but the output "
@@ -105,13 +102,20 @@ def _seed(root, gradient):
         return g
     if gradient is None:
         return 1.0
-    # (not getattr(gradient, "data"): a numpy number's .data is its raw memory)
-    g = gradient.data if isinstance(gradient, Node) else gradient
+    g = _raw(gradient)
     if isinstance(g, (np.ndarray, np.generic)) and np.size(g) == 1:
         g = g.item()
     if not isinstance(g, (int, float)) or isinstance(g, bool):
         raise TypeError(f"backward(gradient): expected a number, got {type(gradient).__name__}")
     return float(g)
+
+
+def _raw(gradient):
+    """A node's data, anything else as given (a numpy array's or number's ``.data`` is
+    its raw memory, not a value)."""
+    if isinstance(gradient, (np.ndarray, np.generic)):
+        return gradient
+    return getattr(gradient, "data", gradient)
 
 
 def _released_error(node):

@@ -92,7 +92,7 @@ class Tape:
 
     # --- recorder protocol (called by the engine) ---------------------------------
     def created(self, node) -> None:
-        self.events.append(Created(node, node.saved or None))
+        self.events.append(Created(node, node.saved))
 
     def seeded(self, node, grad) -> None:
         self.events.append(Seeded(node, _snapshot(grad)))
@@ -198,6 +198,9 @@ def record(recorder=None):
     """
     if recorder is None:
         return _listening(Tape())
+    if isinstance(recorder, type):
+        raise TypeError(f"record(recorder): pass an instance, e.g. {recorder.__name__}(), "
+                        f"not the class")
     missing = [m for m in RECORDER_METHODS if not callable(getattr(recorder, m, None))]
     if missing:
         raise TypeError(
