@@ -131,14 +131,19 @@ def test_step_through_shows_a_functions_saved_values_until_backward_frees_them()
     assert "released after its node's backward" in s.widget.panel.value
 
 
+def _recorded_cube(retain_graph: bool = False):
+    """A tape of ``Cube.apply(x) * 2`` and its backward, recorded in one block."""
+    with minigrad.record() as tape:
+        y = Cube.apply(Value(1.5, label="x")) * 2
+        y.backward(retain_graph=retain_graph)
+    return tape, y
+
+
 @needs_dot
 def test_recorded_tape_shows_saved_values_until_their_release():
     # backward inside the block: the graph's values are gone before the Stepper sees
     # them, but the tape kept what each op saved when it was created
-    with minigrad.record() as tape:
-        x = Value(1.5, label="x")
-        y = Cube.apply(x) * 2
-        y.backward()
+    tape, y = _recorded_cube()
     s = Stepper(tape)
     cube = y.parents[0]
     assert cube.saved is None
@@ -153,10 +158,7 @@ def test_recorded_tape_shows_saved_values_until_their_release():
 def test_a_release_after_the_recording_is_not_shown_as_the_recordings():
     """retain_graph=True inside the block, then a plain backward outside it: the
     recorded pass released nothing, so the replay never strikes anything through."""
-    with minigrad.record() as tape:
-        x = Value(1.5, label="x")
-        y = Cube.apply(x) * 2
-        y.backward(retain_graph=True)
+    tape, y = _recorded_cube(retain_graph=True)
     assert tape.released == set()
     y.backward()  # unrecorded: this one releases
     cube = y.parents[0]
@@ -166,10 +168,7 @@ def test_a_release_after_the_recording_is_not_shown_as_the_recordings():
     assert all("freed" not in c and "released" not in c
                for i in range(len(s)) for c in _companions(s.render_svg(i)).values())
     # released inside the block: recorded as such
-    with minigrad.record() as tape2:
-        x2 = Value(1.5, label="x")
-        y2 = Cube.apply(x2) * 2
-        y2.backward()
+    tape2, y2 = _recorded_cube()
     assert y2.parents[0].id in tape2.released
     assert y2.parents[0].id in Stepper(tape2).frames.released_at
 
@@ -177,10 +176,7 @@ def test_a_release_after_the_recording_is_not_shown_as_the_recordings():
 @needs_dot
 def test_a_tape_without_saved_values_never_claims_a_release_before_it_happened():
     """An event list recorded without saved values (an older or hand-made tape)."""
-    with minigrad.record() as tape:
-        x = Value(1.5, label="x")
-        y = Cube.apply(x) * 2
-        y.backward()
+    tape, y = _recorded_cube()
     tape.events[:] = [dataclasses.replace(e, saved=None) if e.kind == "created" else e
                       for e in tape.events]
     s = Stepper(tape)
@@ -190,10 +186,7 @@ def test_a_tape_without_saved_values_never_claims_a_release_before_it_happened()
         states = _companions(s.render_svg(i))
         assert ("hidden" in states[f"s_{cube.id}_released"].split()) == (i < end), i
     # with retain_graph=True nothing is released, and the values show throughout
-    with minigrad.record() as tape2:
-        x = Value(1.5, label="x")
-        y = Cube.apply(x) * 2
-        y.backward(retain_graph=True)
+    tape2, y = _recorded_cube(retain_graph=True)
     s2 = Stepper(tape2)
     assert s2.frames.released_at == {}
     assert all("freed" not in c and "released" not in c

@@ -133,13 +133,24 @@ def run_all(page, base) -> None:
     page.click(".lm-Menu-itemLabel:text-is('Run All Cells')")
 
 
-def test_stepper_widget_restyles_in_jupyterlab(lab, browser):
-    base, tmp = lab
+def open_and_run(browser, base, tmp):
+    """A fresh browser context on the smoke notebook, all cells run: (context, page)."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
     page.set_default_timeout(60_000)
     try:
         run_all(page, base)
+    except Exception:
+        page.screenshot(path=str(tmp / "lab-failure.png"), full_page=True)
+        context.close()
+        raise
+    return context, page
+
+
+def test_stepper_widget_restyles_in_jupyterlab(lab, browser):
+    base, tmp = lab
+    context, page = open_and_run(browser, base, tmp)
+    try:
 
         widget = page.locator(".mg-stepper-widget").first
         widget.wait_for()
@@ -196,11 +207,8 @@ def test_static_player_runs_in_jupyterlab(lab, browser):
     """static=True outputs the standalone player: Lab runs its inline script (the
     output of a cell run in this session is trusted), so it steps like the widget."""
     base, tmp = lab
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
-    page.set_default_timeout(60_000)
+    context, page = open_and_run(browser, base, tmp)
     try:
-        run_all(page, base)
         player = page.locator(".jp-OutputArea .mg-player[data-mg-ready]")
         player.wait_for()
         player.scroll_into_view_if_needed()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from _graphs import Cube
 
 import minigrad
 from minigrad import Value
@@ -143,20 +144,6 @@ def test_page_works_offline(browser, exported):
 def companion_classes(root) -> dict:
     return root.evaluate("root => Object.fromEntries([...root.querySelectorAll("
                          "'g.saved[data-mg-base]')].map(g => [g.id, g.getAttribute('class')]))")
-
-
-class Cube(minigrad.Function):
-    """∂(x³)/∂x = 3x²"""
-
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x.data**3
-
-    @staticmethod
-    def backward(ctx, grad_out):
-        (x,) = ctx.saved_tensors
-        return grad_out * 3 * x * x
 
 
 def test_saved_values_show_until_backward_frees_them(page, tmp_path):
