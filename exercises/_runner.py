@@ -7,10 +7,13 @@ Both front ends use this: the pytest plugin in ``conftest.py`` and
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 import linecache
+import os
 import sys
+import textwrap
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,8 +21,8 @@ from pathlib import Path
 from ._catalog import Exercise, find
 from .checks._support import ExerciseFailure
 
-__all__ = ["Outcome", "LoadError", "load", "checker", "untouched", "run_task", "run", "check",
-           "report"]
+__all__ = ["Outcome", "LoadError", "CheckError", "load", "checker", "untouched", "classify",
+           "run_task", "run", "check", "report"]
 
 PASSED, FAILED, NOT_ATTEMPTED, ERROR = "passed", "failed", "not attempted", "error"
 
@@ -42,6 +45,11 @@ class LoadError(Exception):
     Its message is the whole story in two lines: a student needs the line to
     fix, not a page of importlib internals.
     """
+
+
+class CheckError(Exception):
+    """An exception escaped a check (not a wrong answer the check recognised); its message
+    is the short description from ``classify``, not a traceback through the checks."""
 
 
 def load(exercise, solutions: bool = False, reload: bool = False):
@@ -126,18 +134,109 @@ def run_task(exercise, task: str, obj, *, solutions: bool = False) -> Outcome:
         checker(ex, task)(obj)
     except ExerciseFailure as exc:
         return Outcome(ex, task, FAILED, str(exc))
-    except NotImplementedError as exc:
-        if untouched(exc, obj) and not solutions:
-            return Outcome(ex, task, NOT_ATTEMPTED, "it still raises NotImplementedError")
-        return Outcome(ex, task, ERROR, _format_error(exc))
     except Exception as exc:
-        return Outcome(ex, task, ERROR, _format_error(exc))
+        return classify(ex, task, exc, obj, solutions=solutions)
     return Outcome(ex, task, PASSED)
 
 
-def _format_error(exc: BaseException) -> str:
-    lines = traceback.format_exception(type(exc), exc, exc.__traceback__)
-    return "".join(lines).rstrip()
+def classify(exercise, task: str, exc: Exception, obj, *, solutions: bool = False) -> Outcome:
+    """The outcome for an exception that escaped a check (anything but ``ExerciseFailure``):
+    not attempted (an untouched stub), a failure (a class only partly written), or an error
+    described in a few lines rather than a traceback through the checking code."""
+    ex = find(exercise)
+    if isinstance(exc, NotImplementedError) and untouched(exc, obj) and not solutions:
+        stubs = _stub_methods(obj) if inspect.isclass(obj) else None
+        if not stubs or len(stubs) == len(_methods(obj)):
+            return Outcome(ex, task, NOT_ATTEMPTED, "it still raises NotImplementedError")
+        # Some methods are written: "not attempted" would hide that the rest is missing.
+        names = ", ".join(f"{obj.__name__}.{name}" for name in stubs)
+        verb = "raises" if len(stubs) == 1 else "raise"
+        return Outcome(ex, task, FAILED,
+                       f"{obj.__name__} is only partly written: {names} still {verb} "
+                       f"NotImplementedError\nhint: the checks use every method; finish "
+                       f"{'it' if len(stubs) == 1 else 'them'}")
+    return Outcome(ex, task, ERROR, _describe_error(exc, obj))
+
+
+def _methods(cls) -> dict:
+    out = {}
+    for name, value in vars(cls).items():
+        fn = getattr(value, "__func__", value)
+        if isinstance(fn, property):
+            fn = fn.fget
+        if inspect.isfunction(fn):
+            out[name] = fn
+    return out
+
+
+def _is_stub(fn) -> bool:
+    """The body is only ``raise NotImplementedError`` (after an optional docstring)."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError):
+        return False
+    body = tree.body[0].body if tree.body and hasattr(tree.body[0], "body") else []
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]
+    if len(body) != 1 or not isinstance(body[0], ast.Raise) or body[0].exc is None:
+        return False
+    target = body[0].exc.func if isinstance(body[0].exc, ast.Call) else body[0].exc
+    return isinstance(target, ast.Name) and target.id == "NotImplementedError"
+
+
+def _stub_methods(cls) -> list[str]:
+    return [name for name, fn in _methods(cls).items() if _is_stub(fn)]
+
+
+_MACHINERY = (os.path.dirname(os.path.abspath(__file__)) + os.sep + "checks" + os.sep,
+              os.path.abspath(__file__), os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                      "conftest.py"))
+
+
+def _student_line(exc: BaseException, obj):
+    """(file, line number, source line) of the innermost frame in the student's code: the
+    file ``obj`` is defined in, else the innermost frame outside the checks and libraries."""
+    try:
+        own = os.path.abspath(inspect.getsourcefile(obj) or "")
+    except TypeError:
+        own = ""
+    fallback = found = None
+    for frame, lineno in traceback.walk_tb(exc.__traceback__):
+        path = os.path.abspath(frame.f_code.co_filename)
+        if own and path == own:
+            found = (path, lineno)
+        elif not path.startswith(_MACHINERY) and not any(
+                part in path for part in ("/minigrad/", "/numpy/", "site-packages", "/lib/python")):
+            fallback = (path, lineno)
+    where = found or fallback
+    if where is None:
+        return None
+    path, lineno = where
+    return os.path.relpath(path) if path.startswith(os.getcwd()) else path, lineno, \
+        linecache.getline(path, lineno).strip()
+
+
+def _describe_error(exc: BaseException, obj) -> str:
+    """``AttributeError: 'Tape' object has no attribute 'mul'`` plus the student's line
+    and, for the usual causes, a hint: a few lines instead of a page of traceback."""
+    detail = str(exc)
+    lines = [f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__]
+    where = _student_line(exc, obj)
+    if where:
+        path, lineno, text = where
+        lines.append(f"  at {path}:{lineno}" + (f": {text}" if text else ""))
+    hint = None
+    if isinstance(exc, NotImplementedError):
+        *_, (frame, _) = traceback.walk_tb(exc.__traceback__)
+        hint = (f"a helper still raises NotImplementedError ({frame.f_code.co_name}): "
+                f"finish every function the task calls")
+    elif isinstance(exc, AttributeError) and inspect.isclass(obj) and exc.name and (
+            exc.obj is obj or isinstance(exc.obj, obj)):
+        hint = (f"the checks call {obj.__name__}.{exc.name}: is a method missing or "
+                f"misnamed?")
+    if hint:
+        lines.append(f"hint: {hint}")
+    return "\n".join(lines)
 
 
 def _pick(ex: Exercise, impls: tuple, named: dict) -> dict:

@@ -20,7 +20,7 @@ import numpy as np
 
 __all__ = [
     "ExerciseFailure", "fail", "fmt", "call", "close", "expect_close", "expect_tuple",
-    "expect_array", "rng_for", "forbidding",
+    "expect_array", "expect_scalar", "expect_returned", "rng_for", "forbidding",
 ]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -179,9 +179,34 @@ def diagnose(got, expected, upstream=None) -> str | None:
     return None
 
 
+def expect_returned(got, context: str):
+    """Fail when a value was expected and ``None`` came back: almost always a missing
+    ``return``, which the number checks below would misreport (as nan, or a wrong type)."""
+    if got is None:
+        fail(f"{context} returned None", "is a `return` missing? (a function without one "
+             "returns None)")
+
+
+def expect_scalar(got, *, what: str, context: str, hint: str | None = None):
+    """Fail unless ``got`` is one number (a Python or numpy scalar, or a 0-d array)."""
+    expect_returned(got, context)
+    if _is_number(got):
+        return
+    if isinstance(got, np.ndarray):
+        fail(f"{context}: {what} should be a single number, got an array of shape "
+             f"{got.shape}{_dtype_note(got)}: {fmt(got)}", hint)
+    fail(f"{context}: {what} should be a single number, got {type(got).__name__} {fmt(got)}",
+         hint)
+
+
+def _dtype_note(x) -> str:
+    return f" (dtype {x.dtype})" if isinstance(x, np.ndarray) else ""
+
+
 def expect_close(got, expected, *, what: str, context: str, hint: str | None = None,
                  upstream=None, atol=1e-9, rtol=1e-7):
     """Fail unless ``got`` matches the number or array ``expected``."""
+    expect_returned(got, context)
     if isinstance(expected, np.ndarray) and expected.ndim > 0:
         expect_array(got, expected.shape, what=what, context=context, hint=hint)
     elif not _is_number(got):
@@ -205,6 +230,7 @@ def expect_close(got, expected, *, what: str, context: str, hint: str | None = N
 
 def expect_tuple(result, n: int, *, names: tuple[str, ...], context: str):
     """Fail unless ``result`` is a tuple/list of ``n`` items (named in the message)."""
+    expect_returned(result, context)
     if not isinstance(result, (tuple, list)) or len(result) != n:
         got = (f"a {type(result).__name__} of length {len(result)}"
                if isinstance(result, (tuple, list)) else f"{type(result).__name__} {fmt(result)}")
@@ -215,6 +241,7 @@ def expect_tuple(result, n: int, *, names: tuple[str, ...], context: str):
 
 def expect_array(got, shape: tuple, *, what: str, context: str, hint: str | None = None):
     """Fail unless ``got`` is a numpy array of exactly ``shape``."""
+    expect_returned(got, context)
     if not isinstance(got, np.ndarray):
         fail(f"{context}: {what} should be a numpy array of shape {shape}, got "
              f"{type(got).__name__} {fmt(got)}", hint)

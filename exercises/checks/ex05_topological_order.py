@@ -51,10 +51,20 @@ def verify(result, root, name):
         if reachable.get(node.id) is not node:
             fail(f"{context}: {fmt(node)} is listed, but root does not depend on it",
                  "start from root and follow .parents only")
+    if id(root) not in seen and len(result) == len(reachable) - 1:
+        fail(f"{context}: the root {fmt(root)} is missing ({len(result)} of {len(reachable)} "
+             f"nodes listed)", "the root itself belongs in the list, as its last item")
     for node in reachable.values():
         if id(node) not in seen:
             fail(f"{context}: {fmt(node)} is missing ({len(result)} of {len(reachable)} "
                  f"nodes listed)", "follow .parents all the way down to the leaves")
+    # Every node's parents listed after it: the whole list is reversed (root first), a
+    # different slip from listing some node too early.
+    if len(result) > 1 and all(seen[id(p)] > seen[id(n)] for n in result for p in n.parents):
+        fail(f"{context}: the order is reversed: the root is at position {seen[id(root)]} "
+             f"and the leaves come last",
+             "parents must come before children (the root last): reverse the list, or "
+             "append each node after its parents (post-order)")
     for node in result:
         for parent in node.parents:
             if seen[id(parent)] > seen[id(node)]:

@@ -56,3 +56,17 @@ def check_backward(backward):
             call(backward, "backward", {"root": student[0], "gradient": gradient},
                  context=f"{call_text} on {name}")
         compare_grads(name, student, reference, call_text)
+        _constants_untouched(name, student, call_text)
+
+
+def _constants_untouched(name, student_graph, call_text):
+    """Nodes that do not require grad (constants, inputs) must keep grad None: the engine
+    skips them, which is also what keeps their gradients from being computed at all."""
+    root, _, nodes = student_graph
+    reachable = _graphs.graph_ids(root)
+    for n in nodes:
+        if n.id in reachable and not n.requires_grad and n.grad is not None:
+            fail(f"after {call_text} on {name}: {fmt(n)} does not require grad, but its "
+                 f".grad = {fmt(n.grad)}, expected None",
+                 "skip parents with requires_grad False (`if parent.requires_grad:`): "
+                 "constants get no gradient")

@@ -4,7 +4,7 @@ from minigrad import Value
 from minigrad.autograd import engine, node
 
 from . import _graphs
-from ._support import call, expect_close, fail, fmt, forbidding
+from ._support import call, close, expect_close, fail, fmt, forbidding
 
 WHY = "ex07: fix the loop in broken_grad instead of calling minigrad's backward"
 HIDDEN = [(engine, "backward"), (node.Node, "backward")]
@@ -36,6 +36,7 @@ def check_grad(grad):
             expected.append(next(r for m, r in zip(nodes, reference[2], strict=True)
                                  if m is inner).grad)
         context = f"grad(root, [{', '.join(x.label or f'#{x.id}' for x in inputs)}]) on {name}"
+        first = None
         for attempt in ("", " (called a second time)"):
             with forbidding(grad, HIDDEN, WHY):
                 got = call(grad, "grad", {"root": root, "inputs": inputs},
@@ -44,10 +45,18 @@ def check_grad(grad):
                 fail(f"{context}{attempt} should return a list of {len(inputs)} numbers, one per "
                      f"input, got {fmt(got)}")
             users = _graphs.uses(nodes)
+            # A second call that disagrees with the first points at state kept between calls
+            # (a module-level dict), not at the per-edge sum.
+            changed = first is not None and not close(list(got), first)
+            first = list(got) if first is None else first
             for x, g, e in zip(inputs, got, expected, strict=True):
                 shared = users.get(x.id, 0)
                 hint = (f"{x.label or 'this node'} is used by {shared} edges: its gradient is "
                         f"the sum of one term per edge" if shared > 1 else None)
+                if changed:
+                    hint = ("the second call returned something different from the first: "
+                            "state is kept between calls (a dict outside the function?); "
+                            "start every call from a fresh dict")
                 expect_close(g, e, what=f"d root/d {x.label or fmt(x)}",
                              context=context + attempt, hint=hint)
             touched = [n for n in nodes if n.grad is not None]

@@ -67,6 +67,14 @@ def check_gradient_descent(gradient_descent):
     context = f"gradient_descent([w, b], loss_fn, lr={lr}, steps={steps})"
     if not isinstance(losses, (list, tuple)) or len(losses) != steps:
         fail(f"{context} should return a list of {steps} loss values, got {fmt(losses)}")
+    kept = next((v for v in losses if not isinstance(v, float)), None)
+    if kept is not None:
+        # A Value in the list holds its whole graph (every saved input, every parent), so
+        # all `steps` graphs stay alive: the memory leak lesson 7 is about.
+        fail(f"{context}: the losses should be Python floats, got {type(kept).__name__} "
+             f"{fmt(kept)}",
+             "append loss.data (or float(loss)), not loss: a Value keeps its whole graph "
+             "alive, so the list would hold every step's graph in memory")
     want_losses, want_params = _descend("before", lr, steps, xs, ys)
     got_params = [p.data for p in params]
     if close(got_params, want_params) and close(losses, want_losses):

@@ -56,9 +56,20 @@ def check_Softplus(Softplus):
         if x.grad is None:
             fail(f"{context}: x.grad is None after backward", "backward returns the gradient")
         if not np.isfinite(x.grad).all():
-            fail(f"{context}: x.grad {fmt(x.grad)} is not finite",
-                 "σ(x) = 1 / (1 + e^−x) overflows for x ≪ 0: use e^x / (1 + e^x) there, "
-                 "or np.exp(-np.logaddexp(0, -x))")
+            # Name the formula that broke: e^x overflows for x ≫ 0, e^−x for x ≪ 0.
+            bad = ~np.isfinite(x.grad)
+            if (data[bad] > 0).all():
+                hint = ("e^x / (1 + e^x) overflows for x ≫ 0 (∞/∞ = nan): use "
+                        "1 / (1 + e^−x) there, or a stable sigmoid "
+                        "np.exp(-np.logaddexp(0, -x))")
+            elif (data[bad] < 0).all():
+                hint = ("1 / (1 + e^−x) overflows for x ≪ 0: use e^x / (1 + e^x) there, "
+                        "or a stable sigmoid np.exp(-np.logaddexp(0, -x))")
+            else:
+                hint = ("σ(x) needs 1 / (1 + e^−x) for x ≥ 0 and e^x / (1 + e^x) for x < 0, "
+                        "or np.exp(-np.logaddexp(0, -x))")
+            fail(f"{context}: x.grad {fmt(x.grad)} is not finite (at x = "
+                 f"{fmt(data[bad])})", hint)
         expect_close(x.grad, g * sig, what="x.grad", context=context, upstream=g,
                      hint="∂softplus/∂x = σ(x) = 1 / (1 + e^−x), times grad_out")
     x32 = Tensor(rng.uniform(-3, 3, (2, 3)).astype(np.float32), requires_grad=True)

@@ -27,6 +27,18 @@ def _graphs():
     yield "views: big[2:6] @ W (a slice of a 10×3 input)", (big[2:6] @ w).sum()
     a = Tensor(rng.standard_normal((3, 4)), requires_grad=True, name="a")
     yield "views: a.T @ a", (a.T @ a).exp().mean()
+    # A view of a view: numpy collapses plain view chains (x[1:3].T.base is x), but an
+    # ndarray subclass in between (np.memmap, np.matrix, ...) keeps every link, so .base
+    # must be followed until it is not an ndarray, not just once.
+    owner = rng.standard_normal((8, 3))
+    chained = np.asarray(owner.view(_Subclass)[1:5])  # chained.base.base.base is owner
+    w2 = Tensor(rng.standard_normal((3, 2)), requires_grad=True, name="W2")
+    yield ("a view of a view: rows 1:5 of an 8×3 array through an ndarray subclass, @ W2",
+           (Tensor(chained) @ w2).sum())
+
+
+class _Subclass(np.ndarray):
+    """Stands in for np.memmap and friends: views through it keep a chain of bases."""
 
 
 def _alternatives(root):
@@ -109,6 +121,19 @@ def check_evaluate(evaluate):
         minigrad.set_grad_enabled(True)
         fail(f"{context} left grad mode off",
              "use `with minigrad.no_grad():`, which restores the previous mode on the way out")
+    # Called with grad mode already off, it must leave it off: ending with
+    # set_grad_enabled(True) is not "as you found it".
+    minigrad.set_grad_enabled(False)
+    try:
+        call(evaluate, "evaluate", {"model": model, "loss_fn": F.mse_loss, "batches": batches},
+             context=f"{context} with grad mode off")
+        left_on = minigrad.is_grad_enabled()
+    finally:
+        minigrad.set_grad_enabled(True)
+    if left_on:
+        fail(f"{context}, called with grad mode off, switched it on",
+             "leave grad mode as you found it: `with minigrad.no_grad():` restores the "
+             "previous mode (it does not set it to True)")
     if recorder.ops:
         fail(f"{context} recorded {recorder.ops} graph nodes",
              "compute inside `with minigrad.no_grad():` so no op records a graph (or saves "

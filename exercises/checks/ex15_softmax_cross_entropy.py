@@ -5,7 +5,7 @@ import warnings
 
 import numpy as np
 
-from ._support import call, expect_array, expect_close, fail, fmt, rng_for
+from ._support import call, expect_array, expect_close, expect_scalar, fail, fmt, rng_for
 
 
 def reference_loss(z, y):
@@ -53,6 +53,8 @@ def check_cross_entropy(cross_entropy):
             got = call(cross_entropy, "cross_entropy", {"logits": z.copy(), "targets": y},
                        context=context)
         want = reference_loss(z, y)
+        expect_scalar(got, what="the loss", context=context,
+                      hint="the loss is one number: take the mean over the batch")
         if not np.isfinite(np.asarray(got, dtype=float)).all():
             fail(f"{context} = {fmt(got)}, expected {fmt(want)}", STABLE)
         hint = "L = mean over examples of (logsumexp(z[n]) − z[n, y_n])"

@@ -72,7 +72,17 @@ def check_conv2d(conv2d):
                                           "padding": padding}, context=context)
             want = loop_conv2d(x, w, b, stride, padding)
             expect_array(got, want.shape, what="the result", context=context,
-                         hint="the output is (N, O, OH, OW): move the channel axis after N")
+                         hint=_shape_hint(got, want.shape))
             expect_close(got, want, what="the output", context=context,
                          hint="im2col, then cols @ w.reshape(O, -1).T, + b, then transpose "
                               "(N, OH, OW, O) → (N, O, OH, OW)")
+
+
+def _shape_hint(got, want_shape):
+    """Only a permutation of the right axes means "move the channel axis"; any other
+    wrong shape is almost always OH/OW off by one."""
+    shape = getattr(got, "shape", None)
+    if shape is not None and sorted(shape) == sorted(want_shape):
+        return "the output is (N, O, OH, OW): move the channel axis after N"
+    return ("the output is (N, O, OH, OW) with OH = (H + 2·padding − kh) // stride + 1 and "
+            "OW = (W + 2·padding − kw) // stride + 1")

@@ -129,6 +129,20 @@ def _seen_at_push(root):
     return order
 
 
+@mistake("ex05", "topological_order", "root first (the list reversed)", "order is reversed")
+def _root_first(root):
+    from exercises.solutions.ex05_topological_order import topological_order as solution
+
+    return solution(root)[::-1]
+
+
+@mistake("ex05", "topological_order", "leaves out the root", "root itself belongs")
+def _no_root(root):
+    from exercises.solutions.ex05_topological_order import topological_order as solution
+
+    return [n for n in solution(root) if n is not root]
+
+
 @mistake("ex05", "topological_order", "only the leaves and the root", "missing")
 def _leaves_only(root):
     return [n for n in _preorder(root)[::-1] if n.op is None and n is not root] + [root]
@@ -139,7 +153,7 @@ mistake("ex05", "topological_order", "calls minigrad's own", "yourself")(
 
 
 # --- ex06 -------------------------------------------------------------------------------
-def _engine(accumulate=True, seed=True, forward=False):
+def _engine(accumulate=True, seed=True, forward=False, skip_constants=True):
     def backward(root, gradient=1.0):
         root.grad = gradient if seed else 1.0
         order = topological_order(root)
@@ -147,7 +161,7 @@ def _engine(accumulate=True, seed=True, forward=False):
             if node.op is None or node.grad is None:
                 continue
             for parent, rule in zip(node.parents, node.op.grads, strict=True):
-                if parent.requires_grad:
+                if parent.requires_grad or not skip_constants:
                     local = rule(node.grad, *node.saved)
                     if accumulate and parent.grad is not None:
                         local = parent.grad + local
@@ -159,6 +173,8 @@ def _engine(accumulate=True, seed=True, forward=False):
 mistake("ex06", "backward", "overwrites instead of adding", "+=")(_engine(accumulate=False))
 mistake("ex06", "backward", "ignores the seed", "seed the root")(_engine(seed=False))
 mistake("ex06", "backward", "walks parents first", "no gradient reached")(_engine(forward=True))
+mistake("ex06", "backward", "gives constants a gradient", "if parent.requires_grad")(
+    _engine(skip_constants=False))
 mistake("ex06", "backward", "calls minigrad's backward", "yourself")(
     lambda root, gradient=1.0: root.backward(gradient))
 
@@ -193,6 +209,21 @@ def _writes_grad(root, inputs):
     return result
 
 
+_KEPT: dict = {}  # the mistake below: a dict that outlives each call
+
+
+@mistake("ex07", "grad", "a module-level dict kept between calls", "between calls")
+def _module_dict(root, inputs):
+    _KEPT[root] = 1.0
+    for node in reversed(topological_order(root)):
+        if node.op is None or node not in _KEPT:
+            continue
+        for parent, rule in zip(node.parents, node.op.grads, strict=True):
+            if parent.requires_grad:
+                _KEPT[parent] = _KEPT.get(parent, 0.0) + rule(_KEPT[node], *node.saved)
+    return [_KEPT.get(x, 0.0) for x in inputs]
+
+
 def _no_default_safe(root, inputs):
     from exercises.solutions.ex07_fix_accumulation import grad
 
@@ -200,7 +231,7 @@ def _no_default_safe(root, inputs):
 
 
 # --- ex08 -------------------------------------------------------------------------------
-def _descent(zero):
+def _descent(zero, keep_nodes=False):
     def gradient_descent(params, loss_fn, lr, steps):
         losses = []
         for _ in range(steps):
@@ -216,13 +247,15 @@ def _descent(zero):
                 p.data -= lr * (p.grad or 0.0)
                 if zero == "after":
                     p.zero_grad()
-            losses.append(loss.data)
+            losses.append(loss if keep_nodes else loss.data)
         return losses
 
     return gradient_descent
 
 
 mistake("ex08", "gradient_descent", "never zeroes", "zero every parameter")(_descent("never"))
+mistake("ex08", "gradient_descent", "keeps the loss Values (and their graphs)", "loss.data")(
+    _descent("before", keep_nodes=True))
 mistake("ex08", "gradient_descent", "zeroes after the update", "stale gradient")(_descent("after"))
 mistake("ex08", "gradient_descent", "zeroes before the update", "did not move")(
     _descent("between"))
@@ -480,6 +513,9 @@ def _naive_loss(logits, targets):
     return float(-np.log(p[np.arange(len(targets)), targets]).mean())
 
 
+mistake("ex15", "cross_entropy", "per-example losses (no mean)", "mean over the batch")(
+    lambda logits, targets: -np.log(_softmax(logits)[np.arange(len(targets)), targets]))
+mistake("ex15", "cross_entropy", "no return", "returned None")(lambda logits, targets: None)
 mistake("ex15", "cross_entropy", "sum, not mean", "*mean*")(
     lambda logits, targets: float(-np.log(_softmax(logits)[np.arange(len(targets)),
                                                            targets]).sum()))
@@ -527,6 +563,11 @@ def _conv_reshape(x, w, b=None, stride=1, padding=0):
     if b is not None:
         out = out + b
     return out.reshape(out.shape[0], o, out.shape[1], out.shape[2])
+
+
+@mistake("ex16", "conv2d", "output size off by one", "(H + 2·padding − kh) // stride + 1")
+def _conv_off_by_one(x, w, b=None, stride=1, padding=0):
+    return _solution16().conv2d(x, w, b, stride, padding)[:, :, :-1, :]
 
 
 @mistake("ex16", "conv2d", "flips the kernel (textbook convolution)", "output")
@@ -640,6 +681,21 @@ MISTAKES[("ex12", "Softplus")] = [
     Mistake("forgets grad_out", _softplus(use_g=False), "upstream gradient g"),
     Mistake("float64 output for float32 input", _softplus(float64=True), "float32"),
 ]
+def _softplus_backward_exp_ratio():
+    from exercises.solutions.ex12_custom_function import Softplus
+
+    class Ratio(Softplus):
+        @staticmethod
+        def backward(ctx, grad_out):
+            (x,) = ctx.saved_tensors
+            return grad_out.data * np.exp(x.data) / (1 + np.exp(x.data))  # inf/inf at x ≫ 0
+
+    return Ratio
+
+
+MISTAKES[("ex12", "Softplus")].append(
+    Mistake("backward e^x / (1 + e^x): nan for x ≫ 0", _softplus_backward_exp_ratio(),
+            "1 / (1 + e^−x) there"))
 MISTAKES[("ex12", "Hypot")] = [
     Mistake("gradients swapped", _hypot(swap=True), "∂hypot/∂a"),
     Mistake("returns one gradient", _hypot(only_a=True), "returned 1 gradients"),
@@ -648,7 +704,7 @@ MISTAKES[("ex12", "Hypot")] = [
 
 
 # --- ex13 -------------------------------------------------------------------------------
-def _saved_bytes(dedup=True, bases=True, skip_released=True):
+def _saved_bytes(dedup=True, bases=True, skip_released=True, one_level=False):
     def saved_bytes(root):
         total, buffers = 0, {}
         for node in topological_order(root):
@@ -661,6 +717,8 @@ def _saved_bytes(dedup=True, bases=True, skip_released=True):
                     base = item
                     while bases and isinstance(base.base, np.ndarray):
                         base = base.base
+                        if one_level:
+                            break
                     total += base.nbytes
                     buffers[id(base)] = base.nbytes
         return sum(buffers.values()) if dedup else total
@@ -671,6 +729,8 @@ def _saved_bytes(dedup=True, bases=True, skip_released=True):
 mistake("ex13", "saved_bytes", "counts shared buffers twice", "count each buffer once")(
     _saved_bytes(dedup=False))
 mistake("ex13", "saved_bytes", "counts a view's own nbytes", "base")(_saved_bytes(bases=False))
+mistake("ex13", "saved_bytes", "follows .base only one level", "while it is an ndarray")(
+    _saved_bytes(one_level=True))
 mistake("ex13", "saved_bytes", "still counts released nodes", "released")(
     _saved_bytes(skip_released=False))
 
@@ -684,8 +744,13 @@ def _saved_bytes_of_everything(root):
     return sum(buffers.values())
 
 
-def _evaluate(no_grad=True, as_float=True, leave_off=False):
+def _evaluate(no_grad=True, as_float=True, leave_off=False, force_on=False):
     def evaluate(model, loss_fn, batches):
+        if force_on:
+            minigrad.set_grad_enabled(False)
+            losses = [float(loss_fn(model(x), y).item()) for x, y in batches]
+            minigrad.set_grad_enabled(True)
+            return losses
         if leave_off:
             minigrad.set_grad_enabled(False)
             return [float(loss_fn(model(x), y).item()) for x, y in batches]
@@ -703,3 +768,5 @@ mistake("ex13", "evaluate", "detach after the fact", "recorded")(_evaluate(no_gr
 mistake("ex13", "evaluate", "returns tensors", "Python floats")(_evaluate(as_float=False))
 mistake("ex13", "evaluate", "switches grad mode off for good", "left grad mode off")(
     _evaluate(leave_off=True))
+mistake("ex13", "evaluate", "ends with set_grad_enabled(True)", "as you found it")(
+    _evaluate(force_on=True))
