@@ -4,8 +4,8 @@ Each notebook runs top to bottom in a fresh ``python3`` kernel from the current
 environment, with the notebook's folder as working directory.  Outputs and
 execution counts are kept (strict nbval compares against them); widget state,
 per-cell execution timings and other volatile metadata are dropped, stream
-outputs merged and widget ids numbered, so that a re-run of an unchanged lesson
-gives an unchanged file.
+outputs merged and widget views dropped (see ``drop_widget_views``), so that a
+re-run of an unchanged lesson gives an unchanged file.
 
     python scripts/nb_exec.py notebooks/01_*.ipynb [--timeout 300]
 """
@@ -44,20 +44,26 @@ def merge_streams(outputs: list) -> list:
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
-def number_widgets(nb) -> None:
-    """Replace random widget model ids with ``widget-1``, ``widget-2``, ...
+def drop_widget_views(nb) -> None:
+    """Keep a widget's text form, not its view.
 
-    Widget state is not saved in the file, so the ids point at nothing once the
-    kernel is gone; numbering them keeps a re-run of an unchanged lesson
-    byte-identical.  (nbval ignores widget views when comparing.)
+    Widget state is not saved in the file, so a saved view points at a model
+    that no longer exists: JupyterLab shows "Error displaying widget: model not
+    found" where a student opening the lesson expects the output.  The
+    ``text/plain`` beside it (a stepper's one-line summary) shows instead, and
+    running the cell brings the live widget back.  (nbval ignores widget views
+    when comparing.)  In a cell whose output nbval ignores, a widget output is
+    dropped whole.
     """
-    count = 0
     for cell in nb.cells:
-        for out in cell.get("outputs", []):
-            view = out.get("data", {}).get(WIDGET_VIEW)
-            if view and "model_id" in view:
-                count += 1
-                view["model_id"] = f"widget-{count}"
+        if cell.cell_type != "code":
+            continue
+        if "NBVAL_IGNORE_OUTPUT" in cell.source:
+            # A live display such as a progress bar: its text form is only its first
+            # frame ("0/36"), so show none (nbval does not compare this cell anyway).
+            cell.outputs = [o for o in cell.outputs if WIDGET_VIEW not in o.get("data", {})]
+        for out in cell.outputs:
+            out.get("data", {}).pop(WIDGET_VIEW, None)
 
 
 def clean(nb) -> None:
@@ -76,7 +82,7 @@ def clean(nb) -> None:
             del cell["id"]
         if cell.cell_type == "code":
             cell.outputs = merge_streams(cell.outputs)
-    number_widgets(nb)
+    drop_widget_views(nb)
     nb.nbformat, nb.nbformat_minor = 4, 4
 
 

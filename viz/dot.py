@@ -149,7 +149,9 @@ def render_dot(
             attrs.append(f'color="{COLORS["highlight"][1]}", penwidth=2.5')
         attrs.insert(1, f'class="{cls}"')
         if edge_labels and not collapsed and len(view.by_id[e.child].inputs) > 1:
-            attrs.append(f'headlabel="{e.slot}", labelfontsize=9, labelfontcolor="#64748b"')
+            # (the node font, dark, and set back from the arrowhead: it is read on slides)
+            attrs.append(f'headlabel="{e.slot}", labelfontname="{_FONT}", labelfontsize=11, '
+                         f'labelfontcolor="#1e293b", labeldistance=1.8')
         lines.append(f"  {src} -> {dst} [{', '.join(attrs)}];")
         n_edges += 1
     for n in view.nodes:

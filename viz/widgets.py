@@ -54,7 +54,10 @@ class StepperWidget:
         self.prev_button = button("◀ Prev", "Previous step", state.prev)
         self.next_button = button("Next ▶", "Next step", state.next)
         self.last_button = button("End »", "Jump to the end", state.last)
-        self.counter = w.Label()
+        # As wide as its longest text from the start: a counter that grows at "step 10"
+        # would re-wrap the toolbar and make the graph jump mid-replay.
+        widest = len(f"step {n} / {n}") + 1
+        self.counter = w.Label(layout=w.Layout(width=f"{widest}ch", min_width=f"{widest}ch"))
         self.graph = w.HTML(stepper.widget_svg_html())  # sent once
         self.restyle = w.HTML()  # a <style> per step: the only thing that changes
         self.panel = w.HTML()
