@@ -191,14 +191,19 @@ mistake("ex07", "grad", "the broken engine itself", "sum of one term per edge")(
 
 @mistake("ex07", "grad", "fixed, but crashes on an input root does not use", "KeyError")
 def _no_default(root, inputs):
-    grads = {root: 1.0}
+    grads = _walk_into({root: 1.0}, root)
+    return [grads[x] for x in inputs]
+
+
+def _walk_into(grads, root):
+    """The fixed engine's walk, into ``grads`` (which holds the root's seed)."""
     for node in reversed(topological_order(root)):
         if node.op is None or node not in grads:
             continue
         for parent, rule in zip(node.parents, node.op.grads, strict=True):
             if parent.requires_grad:
                 grads[parent] = grads.get(parent, 0.0) + rule(grads[node], *node.saved)
-    return [grads[x] for x in inputs]
+    return grads
 
 
 @mistake("ex07", "grad", "writes into .grad", ".grad")
@@ -215,12 +220,7 @@ _KEPT: dict = {}  # the mistake below: a dict that outlives each call
 @mistake("ex07", "grad", "a module-level dict kept between calls", "between calls")
 def _module_dict(root, inputs):
     _KEPT[root] = 1.0
-    for node in reversed(topological_order(root)):
-        if node.op is None or node not in _KEPT:
-            continue
-        for parent, rule in zip(node.parents, node.op.grads, strict=True):
-            if parent.requires_grad:
-                _KEPT[parent] = _KEPT.get(parent, 0.0) + rule(_KEPT[node], *node.saved)
+    _walk_into(_KEPT, root)
     return [_KEPT.get(x, 0.0) for x in inputs]
 
 
