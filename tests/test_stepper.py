@@ -402,6 +402,16 @@ def test_widget_buttons_slider_and_play_drive_the_same_state():
     assert w.slider.value == 5 and w.counter.value == f"step 6 / {n}"
 
 
+def test_widget_counter_keeps_its_width_so_the_toolbar_never_rewraps():
+    """"step 9 / 18" -> "step 10 / 18" used to widen the counter mid-replay, re-wrapping
+    the toolbar and moving the graph: it is sized for its longest text from the start."""
+    s = _stepper()
+    w = s.widget
+    widest = max(len(f"step {i + 1} / {len(s)}") for i in range(len(s)))
+    assert w.counter.layout.width == w.counter.layout.min_width
+    assert int(w.counter.layout.width.removesuffix("ch")) > widest
+
+
 def test_widget_speed_sets_play_interval():
     s = step_through(lambda a: a * 2, 1.0, svg=FAKE_SVG, speed="fast")
     w = s.widget

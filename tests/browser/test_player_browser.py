@@ -161,8 +161,10 @@ def test_saved_values_show_until_backward_frees_them(page, tmp_path):
         assert ("freed" in box) == (k >= freed_from), k
         assert ("hidden" in box) == (k < 2), k  # shown from the step that creates Cube
         assert "saved: released" not in root.locator(".mg-graph").inner_text()
-    opacity = root.evaluate(f"r => getComputedStyle(r.querySelector('#s_{cube.id}_0')).opacity")
-    assert float(opacity) < 1
+    # faded once freed (the opacity change is a CSS transition: wait for it to settle)
+    page.wait_for_function(
+        f"() => parseFloat(getComputedStyle(document.querySelector('#s_{cube.id}_0'))"
+        f".opacity) < 1", timeout=5_000)
     assert page.errors == []
 
 
