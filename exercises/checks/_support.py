@@ -107,7 +107,17 @@ def call(fn, name: str, args: dict, hint_on_error: str | None = None, context: s
         where = _student_frame(exc.__traceback__)
         at = f" at {where}" if where else ""
         fail(f"{context or signature_text(name, args)} raised {type(exc).__name__}: {exc}{at}",
-             hint_on_error)
+             hint_on_error or _none_arithmetic_hint(exc))
+
+
+def _none_arithmetic_hint(exc: Exception) -> str | None:
+    """The usual cause of ``unsupported operand type(s) for +=: 'NoneType' and 'float'``."""
+    if isinstance(exc, TypeError) and "'NoneType'" in str(exc) and "operand" in str(exc):
+        return ("a value is None where a number is expected: a .grad is None until a "
+                "gradient flows in, so the first contribution is assigned, not added "
+                "(grad = local if grad is None else grad + local); a function without "
+                "`return` also gives None")
+    return None
 
 
 @contextlib.contextmanager

@@ -179,6 +179,17 @@ mistake("ex06", "backward", "calls minigrad's backward", "yourself")(
     lambda root, gradient=1.0: root.backward(gradient))
 
 
+@mistake("ex06", "backward", "adds into a .grad that is still None", "None until a gradient")
+def _adds_into_none(root, gradient=1.0):
+    root.grad = gradient
+    for node in reversed(topological_order(root)):
+        if node.op is None:
+            continue
+        for parent, rule in zip(node.parents, node.op.grads, strict=True):
+            if parent.requires_grad:
+                parent.grad += rule(node.grad, *node.saved)
+
+
 # --- ex07 -------------------------------------------------------------------------------
 def _broken_grad(root, inputs):
     from exercises.ex07_fix_accumulation import broken_grad
