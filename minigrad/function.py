@@ -50,12 +50,12 @@ import numpy as np
 
 from .autograd.engine import unbroadcastable
 from .autograd.grad_mode import no_grad
-from .autograd.node import Node, init_node
+from .autograd.node import Node
 from .autograd.registry import Op
 from .autograd.state import grad_enabled
 from .tensor import Tensor, _leaf, _node
 from .tensor_ops import PerSlot
-from .value import Value
+from .value import Value, value_node
 
 __all__ = ["Function", "FunctionCtx"]
 
@@ -166,7 +166,7 @@ class Function:
         parents = tuple(nodes)
         settings = _settings(cls, args, kwargs)
         if scalar:
-            return _value_node(cls._op, out, parents, saved + (ctx,), any(needs), settings)
+            return value_node(cls._op, out, parents, saved + (ctx,), any(needs), settings)
         return _node(cls._op, out, parents, saved, {**settings, "ctx": ctx})
 
 
@@ -242,14 +242,6 @@ def _output_data(cls, out, scalar, nodes):
         return np.asarray(out, dtype=like)
     raise TypeError(f"{name}.forward must return a Tensor, an array or a number, "
                     f"got {type(out).__name__}")
-
-
-def _value_node(op, out, parents, saved, requires, settings):
-    """A scalar node for a custom Function's output (not a hot path: the shared builder)."""
-    node = object.__new__(Value)
-    if requires:
-        return init_node(node, out, True, op, parents, saved, settings or None, None)
-    return init_node(node, out, False, None, (), (), None, None)
 
 
 def _rule(cls, slot):

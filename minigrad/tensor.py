@@ -847,8 +847,7 @@ def apply_op(op, *inputs, **attrs) -> Tensor:
     an ``Op`` or its registered name, and a scalar-engine op applied to
     ``Value`` inputs gives a ``Value`` (``apply_op(CUBE, v)``).
     """
-    if (type(op) is not Op or op.engine != "tensor") and not (
-            isinstance(op, Op) and op.engine == "tensor"):  # (a subclass of Op is fine)
+    if not isinstance(op, Op) or op.engine != "tensor":
         return _apply_other(op, inputs, attrs)
     for x in inputs:
         if not isinstance(x, Tensor):

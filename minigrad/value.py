@@ -290,9 +290,16 @@ def apply_scalar_op(op, *inputs, **attrs) -> Value:
     if op.arity == 2:
         return parents[0]._binary(op, parents[1])
     out, saved = op.forward(*(p.data for p in parents))
+    requires = any(p.requires_grad for p in parents) and STATE.grad_enabled
+    return value_node(op, out, parents, saved, requires)
+
+
+def value_node(op, out, parents, saved, requires, attrs=None) -> Value:
+    """A Value made by ``op`` outside the operators' hot path (``apply_op``, custom
+    Functions): a graph node if ``requires``, else a constant leaf."""
     node = object.__new__(Value)
-    if any(p.requires_grad for p in parents) and STATE.grad_enabled:
-        return init_node(node, out, True, op, parents, saved, None, None)
+    if requires:
+        return init_node(node, out, True, op, parents, saved, attrs or None, None)
     return init_node(node, out, False, None, (), (), None, None)
 
 
