@@ -43,12 +43,19 @@ float32 = np.dtype(np.float32)
 # the node creation written out and the op bound in a closure.  They run for every
 # elementwise op, and each Python call or generic loop is a visible share of a 4x4
 # op's cost (benchmarks/tensor_ops.py); this way ``a * b`` runs one Python function.
+# An op that is one numpy ufunc (``_ufunc_op``: add, mul, tanh ...) is run here as
+# that ufunc, keeping what the op says it saves, without calling its forward.
 # Their ops have no settings: their nodes get ``attrs=None`` and their rules are
 # called without keywords.
+_SAVES = {None: -1, "nothing": 0, "inputs": 1, "output": 2}
+
+
 def _binary_method(op, name: str, reflected: bool = False, doc: str | None = None):
     """The Tensor method ``name``: ``op(self, other)``, or ``op(other, self)`` if reflected."""
     elementwise = op.elementwise
     forward = op.forward  # (ops are frozen records: bind once)
+    ufunc = op.extra.get("ufunc")
+    keep = _SAVES[op.extra.get("saves")]
 
     def binary(a, b):  # ``a`` is a Tensor: self, or the lifted operand of a reflected op
         if type(b) is not Tensor and not isinstance(b, Tensor):
@@ -59,7 +66,10 @@ def _binary_method(op, name: str, reflected: bool = False, doc: str | None = Non
         if not same_dtype:
             ad, bd = _promote(ad, bd)
         try:
-            out, saved = forward(ad, bd)
+            if ufunc is None:
+                out, saved = forward(ad, bd)
+            else:
+                out = ufunc(ad, bd)
         except (ValueError, TypeError) as err:
             raise op_error(op, (a, b), {}, err) from None
         if type(out) is not ndarray:
@@ -67,6 +77,8 @@ def _binary_method(op, name: str, reflected: bool = False, doc: str | None = Non
         if not ((a.requires_grad or b.requires_grad)
                 and (not GRAD_OFF[0] or STATE.grad_enabled)):
             return _leaf(out)  # no gradient can flow: a constant, not a graph node
+        if keep >= 0:  # the ufunc path: save what the op's own forward saves
+            saved = (ad, bd) if keep == 1 else (out,) if keep else ()
         node = _new(Tensor)
         node.data = out
         node.grad = None
@@ -108,17 +120,24 @@ def _unary_method(op, name: str, doc: str | None = None):
     elementwise = op.elementwise
     float_only = bool(op.extra.get("float_only"))
     forward = op.forward
+    ufunc = op.extra.get("ufunc")
+    keep = _SAVES[op.extra.get("saves")]
 
     def method(x):
         xd = x.data
         # (An input that requires grad is floating: only constants can need the cast.)
         if float_only and not x.requires_grad and xd.dtype.kind != "f":
             xd = xd.astype(float32)
-        out, saved = forward(xd)
+        if ufunc is None:
+            out, saved = forward(xd)
+        else:
+            out = ufunc(xd)
         if type(out) is not ndarray:
             out = asarray(out)
         if not (x.requires_grad and (not GRAD_OFF[0] or STATE.grad_enabled)):
             return _leaf(out)  # no gradient can flow: a constant, not a graph node
+        if keep >= 0:  # the ufunc path: save what the op's own forward saves
+            saved = (xd,) if keep == 1 else (out,) if keep else ()
         node = _new(Tensor)
         node.data = out
         node.grad = None
