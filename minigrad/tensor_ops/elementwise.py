@@ -146,27 +146,33 @@ NEG = _ufunc_op("neg", "−", np.negative, "nothing", (lambda g: nd(-g),), "∂/
                 _unary_cases(uniform))
 
 
+def _extreme_weights(lose, tie, dtype):
+    """An input's share of a ``maximum``/``minimum`` gradient: 0 where it lost, ½ on a
+    tie (so the tie's gradient is shared and its total conserved), 1 elsewhere.  Where
+    either input is NaN nobody lost or tied, so both get the whole gradient, as in
+    PyTorch: the NaN output's cause is not hidden from either of them."""
+    return (1.0 - lose - 0.5 * tie).astype(dtype, copy=False)
+
+
 def _maximum_forward(a, b):
-    # One saved weight array: 1 where a wins, 0 where b wins, ½ on a tie (so the
-    # tie's gradient is shared and its total conserved).
-    w = (a > b) + 0.5 * (a == b)
     out = np.maximum(a, b)
-    return out, (w.astype(out.dtype, copy=False),)
+    tie = a == b
+    return out, (_extreme_weights(a < b, tie, out.dtype), _extreme_weights(b < a, tie, out.dtype))
 
 
 def _minimum_forward(a, b):
-    w = (a < b) + 0.5 * (a == b)
     out = np.minimum(a, b)
-    return out, (w.astype(out.dtype, copy=False),)
+    tie = a == b
+    return out, (_extreme_weights(a > b, tie, out.dtype), _extreme_weights(b > a, tie, out.dtype))
 
 
 MAXIMUM = _elementwise_op(
     "maximum", "max", _maximum_forward,
-    (lambda g, w: nd(g * w), lambda g, w: nd(g * (1 - w))),
+    (lambda g, wa, wb: nd(g * wa), lambda g, wa, wb: nd(g * wb)),
     "∂/∂a = 1 if a > b else 0 (½ each on a tie)", _binary_cases(uniform, uniform), promote=True)
 MINIMUM = _elementwise_op(
     "minimum", "min", _minimum_forward,
-    (lambda g, w: nd(g * w), lambda g, w: nd(g * (1 - w))),
+    (lambda g, wa, wb: nd(g * wa), lambda g, wa, wb: nd(g * wb)),
     "∂/∂a = 1 if a < b else 0 (½ each on a tie)", _binary_cases(uniform, uniform), promote=True)
 
 
@@ -229,8 +235,12 @@ LOG = _ufunc_op("log", "log", np.log, "inputs",
 SQRT = _ufunc_op("sqrt", "√", np.sqrt, "output",
                  (lambda g, out: nd(g / (2 * out)),), "∂/∂x = 1/(2√x) = 1/(2·out)",
                  _unary_cases(_pos), float_only=True)
-ABS = _ufunc_op("abs", "|x|", np.abs, "inputs",
-                (lambda g, x: nd(g * np.sign(x)),), "∂/∂x = sign(x)",
+def _abs_grad(g, x):
+    """g · sign(x), with sign(NaN) = 0 as in PyTorch (numpy's ``sign`` gives NaN there)."""
+    return nd(g * np.where(np.isnan(x), 0, np.sign(x)))
+
+
+ABS = _ufunc_op("abs", "|x|", np.abs, "inputs", (_abs_grad,), "∂/∂x = sign(x)",
                 _unary_cases(away_from_zero))
 # tanh and sigmoid are the activations whose rules need more than one numpy call,
 # and the best way to spell them depends on the size.  A small array's cost is the
@@ -281,7 +291,9 @@ SIGMOID = _elementwise_op("sigmoid", "σ", _sigmoid_forward,
                     "∂/∂x = σ(x)·(1 − σ(x)) = out·(1 − out)", _unary_cases(uniform),
                     float_only=True)
 RELU = _elementwise_op("relu", "ReLU", lambda x: ((out := np.maximum(x, 0)), (out,)),
-                 (lambda g, out: nd(g * (out > 0)),), "∂/∂x = 1 if x > 0 else 0",
+                 # where, not g·(out > 0): an inf g must give 0, not inf·0 = NaN, where x ≤ 0,
+                 # and a NaN input passes g on (as PyTorch does) rather than hiding it
+                 (lambda g, out: nd(np.where(out <= 0, 0, g)),), "∂/∂x = 1 if x > 0 else 0",
                  _unary_cases(away_from_zero))
 
 

@@ -101,6 +101,9 @@ def _extreme_forward(reduce):
             raise ValueError("an empty slice has no maximum or minimum")
         m = reduce(x, axis=axis, keepdims=True)
         hit = x == m
+        missed = np.isnan(m)  # a NaN is the extreme of its slice, and x == NaN is never true
+        if missed.any():  # (PyTorch: the NaNs share the gradient, as tied maxima do)
+            hit |= missed & np.isnan(x)
         # Ties share the gradient equally, so its total is conserved.
         share = hit / hit.sum(axis=axis, keepdims=True, dtype=x.dtype)
         out = m if keepdims else m.reshape(reduced_shape(x.shape, axis))

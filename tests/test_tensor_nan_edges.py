@@ -1,0 +1,109 @@
+"""Gradients at NaN, inf and kinks follow PyTorch, as the scalar engine's do.
+
+A diverging model shows NaN somewhere; the gradients then decide whether the
+NaN is traced to its cause (detect_anomaly) or silently turned into zeros, and
+whether an inf upstream gradient times a zero local slope becomes NaN.  The
+expected values are PyTorch's (checked against it below when it is installed).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigrad as mg
+from minigrad import Tensor
+
+nan, inf = np.nan, np.inf
+
+
+def grads(fn, xs, upstream):
+    ts = [Tensor(np.array(x, dtype=np.float64), requires_grad=True) for x in xs]
+    fn(*ts).backward(np.array(upstream, dtype=np.float64))
+    return [t.grad for t in ts]
+
+
+def same(a, b):
+    np.testing.assert_array_equal(a, b)  # (NaN equals NaN here)
+
+
+def test_relu_passes_the_gradient_at_nan_and_blocks_inf_where_x_is_not_positive():
+    (g,) = grads(lambda x: x.relu(), [[nan, -1.0, 0.0, 2.0]], [1.0, inf, inf, 3.0])
+    same(g, [1.0, 0.0, 0.0, 3.0])  # not [0, nan, nan, 3]: inf·0 would be NaN
+
+
+def test_abs_has_slope_zero_at_nan_and_keeps_inf_times_zero():
+    (g,) = grads(lambda x: x.abs(), [[nan, -2.0, 3.0]], [1.0, 1.0, 1.0])
+    same(g, [0.0, -1.0, 1.0])
+    (g,) = grads(lambda x: x.abs(), [[0.0]], [inf])
+    same(g, [nan])  # inf · sign(0) = inf · 0: the upstream inf is not hidden
+
+
+@pytest.mark.parametrize("fn, name", [(mg.maximum, "maximum"), (mg.minimum, "minimum")])
+def test_maximum_and_minimum_give_both_inputs_the_gradient_at_nan(fn, name):
+    a = [nan, 1.0, 1.0, 2.0]
+    b = [1.0, nan, 1.0, 3.0]
+    ga, gb = grads(fn, [a, b], [1.0, 1.0, 1.0, 1.0])
+    if name == "maximum":
+        same(ga, [1.0, 1.0, 0.5, 0.0])
+        same(gb, [1.0, 1.0, 0.5, 1.0])
+    else:
+        same(ga, [1.0, 1.0, 0.5, 1.0])
+        same(gb, [1.0, 1.0, 0.5, 0.0])
+
+
+def test_maximum_keeps_its_dtype_and_broadcasts():
+    a = Tensor(np.array([[1.0], [5.0]], dtype=np.float32), requires_grad=True)
+    b = Tensor(np.array([2.0, 5.0, nan], dtype=np.float32), requires_grad=True)
+    mg.maximum(a, b).sum().backward()
+    assert a.grad.dtype == b.grad.dtype == np.float32
+    same(a.grad, [[1.0], [2.5]])  # row 0: loses, loses, NaN; row 1: wins, ties, NaN
+    same(b.grad, [1.0, 1.5, 2.0])
+
+
+@pytest.mark.parametrize("reduce", ["max", "min"])
+def test_a_nan_is_the_extreme_of_its_slice_and_nans_share_the_gradient(reduce):
+    (g,) = grads(lambda x: getattr(x, reduce)(), [[nan, 1.0, 2.0, nan]], 1.0)
+    same(g, [0.5, 0.0, 0.0, 0.5])
+    (g,) = grads(lambda x: getattr(x, reduce)(axis=1), [[[nan, 1.0], [2.0, 2.0]]], [1.0, 4.0])
+    same(g, [[1.0, 0.0], [2.0, 2.0]])  # a NaN row, and an ordinary tie
+
+
+def test_no_nan_and_no_warning_from_a_nan_slice():
+    x = Tensor(np.array([[nan, 1.0], [2.0, 3.0]]), requires_grad=True)
+    with np.errstate(all="raise"):  # 0/0 in the tie share would raise here
+        out = x.max(axis=1)
+    out.sum().backward()
+    assert np.isfinite(x.grad).all()
+
+
+# --- the same cases against PyTorch ---------------------------------------------------
+CASES = [
+    ("relu", lambda t: t.relu(), lambda x: x.relu(), [[nan, -1.0, 0.0, 2.0]], [1.0, inf, inf, 3.0]),
+    ("abs", lambda t: t.abs(), lambda x: x.abs(), [[nan, 0.0, -2.0, inf]], [1.0, 1.0, 1.0, 1.0]),
+    ("abs at 0, inf g", lambda t: t.abs(), lambda x: x.abs(), [[0.0]], [inf]),
+    ("maximum", lambda a, b: a.maximum(b), mg.maximum,
+     [[nan, 1.0, 1.0, 2.0], [1.0, nan, 1.0, 3.0]], [1.0] * 4),
+    ("minimum", lambda a, b: a.minimum(b), mg.minimum,
+     [[nan, 1.0, 1.0, 2.0], [1.0, nan, 1.0, 3.0]], [1.0] * 4),
+    ("max", lambda t: t.max(), lambda x: x.max(), [[nan, 1.0, 2.0, nan]], 1.0),
+    ("min", lambda t: t.min(), lambda x: x.min(), [[1.0, nan, 2.0]], 1.0),
+    ("clip", lambda t: t.clamp(-1, 1), lambda x: x.clip(-1, 1), [[nan, 1.0, -1.0, 5.0]], [1.0] * 4),
+    ("sqrt", lambda t: t.sqrt(), lambda x: x.sqrt(), [[0.0, inf, -1.0]], [1.0] * 3),
+    ("log", lambda t: t.log(), lambda x: x.log(), [[0.0, -1.0, inf]], [1.0] * 3),
+    ("tanh", lambda t: t.tanh(), lambda x: x.tanh(), [[nan, inf, -inf]], [1.0] * 3),
+    ("sigmoid", lambda t: t.sigmoid(), lambda x: x.sigmoid(), [[nan, inf, -inf]], [1.0] * 3),
+    ("div", lambda a, b: a / b, lambda a, b: a / b, [[1.0, 0.0, inf], [0.0, 0.0, inf]], [1.0] * 3),
+    ("mul", lambda a, b: a * b, lambda a, b: a * b, [[0.0, inf], [inf, 0.0]], [1.0] * 2),
+]
+
+
+@pytest.mark.parametrize("name, theirs, mine, xs, upstream", CASES, ids=[c[0] for c in CASES])
+def test_edge_gradients_match_pytorch(name, theirs, mine, xs, upstream):
+    torch = pytest.importorskip("torch")
+    ts = [torch.tensor(x, dtype=torch.float64, requires_grad=True) for x in xs]
+    with np.errstate(all="ignore"):
+        theirs(*ts).backward(torch.tensor(upstream, dtype=torch.float64))
+        got = grads(mine, xs, upstream)
+    for t, g in zip(ts, got):
+        same(g, t.grad.numpy())
