@@ -440,7 +440,8 @@ class Tensor(Node):
     relu = _unary_method(ops.RELU, "relu")
 
     def leaky_relu(self, negative_slope: float = 0.01):
-        return apply_op(ops.LEAKY_RELU, self, negative_slope=_number(negative_slope, "leaky_relu"))
+        return apply_op(ops.LEAKY_RELU, self,
+                        negative_slope=_number(negative_slope, "leaky_relu", "negative_slope"))
 
     def gelu(self, approximate: str = "none"):
         if approximate not in ("none", "tanh"):
@@ -552,7 +553,7 @@ class Tensor(Node):
         return apply_op(ops.SQUEEZE, self, axis=_axis(axis, self, "squeeze"))
 
     def unsqueeze(self, axis: int):
-        return apply_op(ops.UNSQUEEZE, self, axis=int(axis))
+        return apply_op(ops.UNSQUEEZE, self, axis=_int(axis, "unsqueeze", "axis"))
 
     def expand(self, *shape):
         """Broadcast to ``shape`` (a view); -1 keeps that axis's size."""
@@ -591,14 +592,21 @@ class Tensor(Node):
     def pad(self, pad_width, value: float = 0.0):
         """Constant padding; ``pad_width`` as in numpy: int, (before, after), or a pair per axis."""
         try:
-            widths = np.broadcast_to(asarray(pad_width, dtype=np.int64), (self.data.ndim, 2))
+            widths = asarray(pad_width)
+        except ValueError:  # ragged nesting
+            widths = None
+        if widths is None or widths.dtype.kind not in "iu":
+            raise TypeError(f"pad: pad_width must be an int, a pair of ints or a pair per "
+                            f"axis, got {pad_width!r}")
+        try:
+            widths = np.broadcast_to(widths, (self.data.ndim, 2))
         except ValueError:
             raise ValueError(f"pad: pad_width {pad_width!r} does not fit a tensor of shape "
                              f"{self.data.shape}") from None
         if (widths < 0).any():
             raise ValueError(f"pad: negative pad_width {pad_width!r}")
         widths = tuple((int(a), int(b)) for a, b in widths)
-        return apply_op(ops.PAD, self, pad_width=widths, value=float(value))
+        return apply_op(ops.PAD, self, pad_width=widths, value=_number(value, "pad", "value"))
 
     def __getitem__(self, index):
         return apply_op(ops.GETITEM, self, index=_index(index))
@@ -713,14 +721,25 @@ def _promote(ad, bd):
     return ad, bd
 
 
-def _number(x, op_name):
-    if x is None:
-        return None
-    if isinstance(x, Tensor):
+def _number(x, op_name, what):
+    """A real-number setting (a one-element tensor counts) as a float, or a clear error."""
+    if isinstance(x, Tensor) and x.data.size == 1:
         x = x.item()
     if not isinstance(x, numbers.Real):
-        raise TypeError(f"{op_name}: expected a number or None, got {type(x).__name__}")
+        raise TypeError(f"{op_name}: {what} must be a number, got {x!r}")
     return float(x)
+
+
+def _integral(x) -> bool:
+    # (bool is an int to Python, but True as an axis or a size is a mistake)
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+def _int(x, op_name, what) -> int:
+    """An int setting; a float is refused rather than truncated (``axis=1.5`` is not 1)."""
+    if not _integral(x):
+        raise TypeError(f"{op_name}: {what} must be an int, got {x!r}")
+    return int(x)
 
 
 def _size_arg(args, op_name) -> tuple:
@@ -770,9 +789,12 @@ def _shape_arg(args, op_name) -> tuple:
     if len(args) == 1 and not isinstance(args[0], (int, np.integer)):
         args = args[0]
     try:
-        return tuple(int(a) for a in args)
-    except (TypeError, ValueError):
-        raise TypeError(f"{op_name}: expected a shape made of ints, got {args!r}") from None
+        items = tuple(args)
+    except TypeError:
+        items = None
+    if items is None or not all(_integral(a) for a in items):
+        raise TypeError(f"{op_name}: expected a shape made of ints, got {args!r}")
+    return tuple(int(a) for a in items)
 
 
 def _axis(axis, t, op_name, single=False):
@@ -784,10 +806,13 @@ def _axis(axis, t, op_name, single=False):
     if single and not isinstance(axis, (int, np.integer)):
         raise TypeError(f"{op_name}: axis must be an int, got {axis!r}")
     try:
-        axes = tuple(int(a) for a in axes)
-    except (TypeError, ValueError):
+        axes = tuple(axes)
+    except TypeError:
+        axes = None
+    if axes is None or not all(_integral(a) for a in axes):
         raise TypeError(f"{op_name}: axis must be None, an int or a tuple of ints, "
-                        f"got {axis!r}") from None
+                        f"got {axis!r}")
+    axes = tuple(int(a) for a in axes)
     for a in axes:
         if not -max(ndim, 1) <= a < max(ndim, 1):
             raise ValueError(f"{op_name}: axis {a} is out of range for a tensor of shape "
@@ -1015,7 +1040,7 @@ def _tensor_list(tensors, op_name):
 
 def cat(tensors, axis: int = 0) -> Tensor:
     """Join tensors along an existing axis (``np.concatenate``)."""
-    return apply_op(ops.CAT, *_tensor_list(tensors, "cat"), axis=int(axis))
+    return apply_op(ops.CAT, *_tensor_list(tensors, "cat"), axis=_int(axis, "cat", "axis"))
 
 
 concatenate = cat  # numpy's name
@@ -1023,7 +1048,8 @@ concatenate = cat  # numpy's name
 
 def stack(tensors, axis: int = 0) -> Tensor:
     """Join tensors of equal shape along a new axis (``np.stack``)."""
-    return apply_op(ops.STACK, *_tensor_list(tensors, "stack"), axis=int(axis))
+    return apply_op(ops.STACK, *_tensor_list(tensors, "stack"),
+                    axis=_int(axis, "stack", "axis"))
 
 
 def maximum(a, b) -> Tensor:
@@ -1146,6 +1172,9 @@ def rand(*shape, generator=None, seed=None, dtype=None, requires_grad: bool = Fa
 def arange(start, stop=None, step=1, dtype=None, requires_grad: bool = False,
            name: str | None = None) -> Tensor:
     """Evenly spaced values in [start, stop): int64 for ints, float32 for floats."""
+    for what, v in (("start", start), ("stop", stop), ("step", step)):
+        if v is not None and (isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real)):
+            raise TypeError(f"arange: {what} must be a number, got {v!r}")
     arr = np.arange(start, stop, step) if stop is not None else np.arange(start)
     if dtype is not None:
         arr = arr.astype(dtype)

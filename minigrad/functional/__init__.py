@@ -26,7 +26,7 @@ import numbers
 
 import numpy as np
 
-from ..tensor import apply_op
+from ..tensor import _number, _shape_arg, apply_op
 from . import conv as _conv
 from . import linear as _linear
 from . import losses as _losses
@@ -188,6 +188,7 @@ def batch_norm(x, running_mean=None, running_var=None, weight=None, bias=None,
         if v is not None and _shape(v) != (C,):
             raise ValueError(f"batch_norm: {name} must have shape ({C},) for an input with "
                              f"{C} channels {shape}, got {_shape(v)}")
+    eps = _number(eps, "batch_norm", "eps")
     x, weight, bias = _affine_operands("batch_norm", x, weight, bias, (C,))
     dtype = x.data.dtype
     if training:
@@ -197,6 +198,11 @@ def batch_norm(x, running_mean=None, running_var=None, weight=None, bias=None,
             raise ValueError(f"batch_norm: expected more than 1 value per channel when "
                              f"training, got input of shape {shape}")
         if running_mean is not None or running_var is not None:
+            # Check everything before the first buffer changes in place.
+            momentum = _number(momentum, "batch_norm", "momentum")
+            for name, buf in (("running_mean", running_mean), ("running_var", running_var)):
+                if buf is not None:
+                    _check_running_buffer(name, buf)
             xd = x.data
             mean = xd.mean(axis=axes)
             var = xd.var(axis=axes, ddof=1)
@@ -205,12 +211,24 @@ def batch_norm(x, running_mean=None, running_var=None, weight=None, bias=None,
                     arr = data_of(buf)
                     arr *= 1 - momentum
                     arr += momentum * stat.astype(arr.dtype)
-        return apply_op(_norm.BATCH_NORM, x, weight, bias, eps=float(eps))
+        return apply_op(_norm.BATCH_NORM, x, weight, bias, eps=eps)
     if running_mean is None or running_var is None:
         raise ValueError("batch_norm: eval mode (training=False) needs running_mean and "
                          "running_var")
     return apply_op(_norm.BATCH_NORM_EVAL, x, weight, bias, constant_like(running_mean, dtype),
-                    constant_like(running_var, dtype), eps=float(eps))
+                    constant_like(running_var, dtype), eps=eps)
+
+
+def _check_running_buffer(name, buf) -> None:
+    """A running statistic that training updates in place: a writable float array."""
+    arr = data_of(buf)
+    if not isinstance(arr, np.ndarray) or arr.dtype.kind != "f":
+        kind = arr.dtype if isinstance(arr, np.ndarray) else type(arr).__name__
+        raise TypeError(f"batch_norm: {name} must be a float array or Tensor, since training "
+                        f"updates it in place; got {kind}")
+    if not arr.flags.writeable:
+        raise ValueError(f"batch_norm: {name} is a read-only array, but training updates it "
+                         f"in place")
 
 
 def _affine_operands(fn, x, weight, bias, shape):
@@ -227,8 +245,7 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, eps: float = 1e-5):
 
     dtypes as in ``batch_norm``: the input's float dtype wins over constant γ, β.
     """
-    norm_shape = ((int(normalized_shape),) if isinstance(normalized_shape, numbers.Integral)
-                  else tuple(int(n) for n in normalized_shape))
+    norm_shape = _shape_arg((normalized_shape,), "layer_norm")
     shape = _shape(x)
     k = len(norm_shape)
     if k == 0 or shape[len(shape) - k:] != norm_shape or len(shape) < k:
@@ -238,7 +255,8 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, eps: float = 1e-5):
         if v is not None and _shape(v) != norm_shape:
             raise ValueError(f"layer_norm: {name} must have shape {norm_shape}, got {_shape(v)}")
     x, weight, bias = _affine_operands("layer_norm", x, weight, bias, norm_shape)
-    return apply_op(_norm.LAYER_NORM, x, weight, bias, eps=float(eps), ndim=k)
+    return apply_op(_norm.LAYER_NORM, x, weight, bias, eps=_number(eps, "layer_norm", "eps"),
+                    ndim=k)
 
 
 # --- losses ------------------------------------------------------------------------------
