@@ -72,8 +72,8 @@ def _binary_method(op, name: str, reflected: bool = False, doc: str | None = Non
                 out = ufunc(ad, bd)
         except (ValueError, TypeError) as err:
             raise op_error(op, (a, b), {}, err) from None
-        if type(out) is not ndarray:
-            out = asarray(out)
+        if type(out) is not ndarray:  # a 0-d result: numpy gives a scalar
+            out, saved = _as_array(out, saved if ufunc is None else ())
         if not ((a.requires_grad or b.requires_grad)
                 and (not GRAD_OFF[0] or STATE.grad_enabled)):
             return _leaf(out)  # no gradient can flow: a constant, not a graph node
@@ -132,8 +132,8 @@ def _unary_method(op, name: str, doc: str | None = None):
             out, saved = forward(xd)
         else:
             out = ufunc(xd)
-        if type(out) is not ndarray:
-            out = asarray(out)
+        if type(out) is not ndarray:  # a 0-d result: numpy gives a scalar
+            out, saved = _as_array(out, saved if ufunc is None else ())
         if not (x.requires_grad and (not GRAD_OFF[0] or STATE.grad_enabled)):
             return _leaf(out)  # no gradient can flow: a constant, not a graph node
         if keep >= 0:  # the ufunc path: save what the op's own forward saves
@@ -964,9 +964,17 @@ def _prepare(extra, datas, op) -> None:
                     datas[i] = d.astype(target)
 
 
+def _as_array(out, saved):
+    """A 0-d result as an array, and the forward's saved values with the result (which
+    ``tanh``, ``relu`` ... keep for backward) replaced by that same array, so that the
+    node's saved output *is* its data, as for any other shape."""
+    arr = asarray(out)
+    return arr, tuple(arr if v is out else v for v in saved)
+
+
 def _node(op, out, parents, saved, attrs) -> Tensor:
-    if out.__class__ is not ndarray:
-        out = asarray(out)
+    if out.__class__ is not ndarray:  # a 0-d result: numpy gives a scalar
+        out, saved = _as_array(out, saved)
     if GRAD_OFF[0] and not STATE.grad_enabled:
         return _leaf(out)
     for p in parents:
