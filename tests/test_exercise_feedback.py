@@ -1,5 +1,7 @@
 """Feedback the exercise runner gives when an exception escapes a check (rather than
 a wrong answer a check recognises): a few readable lines, never a page of traceback.
+And, for wrong answers a check does recognise, how the answer is shown: with its type
+or dtype where that is the mistake, and in a few lines even when it is a 4-D array.
 
 Wrong answers that a check itself must reject, with the hint it gives, live in
 ``exercises/checks/mistakes.py`` and are run by ``tests/test_exercises_meta.py``.
@@ -13,7 +15,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+
 from exercises import _runner
+from exercises.solutions import ex13_graph_memory as _s13
+from exercises.solutions import ex14_gradcheck as _s14
+from exercises.solutions import ex16_conv2d as _s16
 from exercises.solutions.ex09_tape import Tape as _SolutionTape
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -92,3 +99,83 @@ def test_pytest_shows_an_escaped_exception_in_a_few_lines(tmp_path):
     assert "ex02_mul_backward.py:" in out  # the student's file and line
     assert "_support.py" not in out and "Traceback" not in out
     assert len(out.splitlines()) < 30, out
+
+
+# --- wrong answers a check recognises: what the message shows ------------------------------
+# (checks/mistakes.py keeps the catalogue of wrong answers every check must reject; these
+# pin down how an answer is shown where a plain print would mislead or drown the student)
+
+
+def test_ex13_a_byte_count_of_the_wrong_type_names_both_types():
+    outcome = _runner.run_task("ex13", "saved_bytes", lambda root: float(_s13.saved_bytes(root)))
+    assert outcome.status == _runner.FAILED, outcome
+    assert "returned 376.0 (float); expected 376 (int)" in outcome.message
+    assert "hint: the count is right, but" in outcome.message
+
+    outcome = _runner.run_task("ex13", "saved_bytes",
+                               lambda root: np.float64(_s13.saved_bytes(root)))
+    assert "returned 376.0 (numpy.float64); expected 376 (int)" in outcome.message
+
+    outcome = _runner.run_task("ex13", "saved_bytes",
+                               lambda root: np.array(_s13.saved_bytes(root)))
+    assert "returned 376 (0-d numpy array, dtype int64); expected 376 (int)" in outcome.message
+
+    outcome = _runner.run_task("ex13", "saved_bytes", lambda root: _s13.saved_bytes(root) + 8)
+    assert "returned 384 (int); expected 376 (int)" in outcome.message
+
+    # A numpy integer is a whole number of bytes: sum() over np.int64 values (or np.sum)
+    # gives one, and nothing is wrong with it, so it is accepted.
+    outcome = _runner.run_task("ex13", "saved_bytes",
+                               lambda root: np.int64(_s13.saved_bytes(root)))
+    assert outcome.status == _runner.PASSED, outcome
+
+
+def test_ex14_values_that_print_the_same_show_their_dtypes():
+    def float32_result(f, x, eps=1e-6):
+        return _s14.numerical_gradient(f, x, eps).astype(np.float32)
+
+    outcome = _runner.run_task("ex14", "numerical_gradient", float32_result)
+    assert outcome.status == _runner.FAILED, outcome
+    first = outcome.message.splitlines()[0]
+    assert "(float32)" in first and "(float64)" in first, first
+    got, expected = first.split(": got ")[1].split(", expected ")
+    assert got.split(" (")[0] != expected.split(" (")[0], first  # not two identical numbers
+    assert "dtype float32" in outcome.message and "dtype float64" in outcome.message
+    assert "hint: the values are right to float32 precision" in outcome.message
+
+    outcome = _runner.run_task("ex14", "numerical_gradient",
+                               lambda f, x, eps=1e-6: _s14.numerical_gradient(f, x, eps)
+                               .astype(np.int64))
+    assert "got 1 (int64), expected 1.27296 (float64)" in outcome.message
+    assert "hint: the result has an integer dtype (int64)" in outcome.message
+
+    outcome = _runner.run_task("ex14", "gradcheck", lambda fn, *values, eps=1e-6, tol=1e-5:
+                               np.float64(_s14.gradcheck(fn, *values, eps=eps, tol=tol)))
+    assert "should return True or False, got 1.0 (numpy.float64)" in outcome.message
+    outcome = _runner.run_task("ex14", "gradcheck", lambda fn, *values, eps=1e-6, tol=1e-5:
+                               np.array(_s14.gradcheck(fn, *values, eps=eps, tol=tol)))
+    assert "got True (0-d numpy array, dtype bool)" in outcome.message
+    assert "hint: bool(" in outcome.message
+
+
+def test_ex16_a_wrong_4d_array_is_summarised_not_dumped():
+    def no_bias(x, w, b=None, stride=1, padding=0):
+        return _s16.conv2d(x, w, None, stride, padding)
+
+    outcome = _runner.run_task("ex16", "conv2d", no_bias)
+    assert outcome.status == _runner.FAILED, outcome
+    lines = outcome.message.splitlines()
+    assert len(lines) <= 6 and max(map(len, lines)) <= 200, outcome.message
+    assert lines[0].endswith("the output is wrong at index (0, 0, 0, 0): got -10.8701, "
+                             "expected -9.97832 (120 of 120 elements differ)"), lines[0]
+    assert lines[1] == ("  shape (2, 4, 3, 5), dtype float64; largest difference 2.91904, "
+                        "at index (1, 3, 1, 3)"), lines[1]
+    assert lines[2].startswith("  got[0, 0, 0, :]      [-10.8701, ")
+    assert lines[3].startswith("  expected[0, 0, 0, :] [-9.9783, ")
+    assert lines[-1].startswith("hint: im2col, then")
+
+    outcome = _runner.run_task("ex16", "im2col", lambda x, kh, kw, stride=1, padding=0:
+                               _s16.im2col(x, kh, kw, stride, padding)[..., ::-1])
+    lines = outcome.message.splitlines()
+    assert len(lines) <= 6 and max(map(len, lines)) <= 200, outcome.message
+    assert "shape (2, 3, 5, 18), dtype float64" in outcome.message

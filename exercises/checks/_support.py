@@ -19,8 +19,9 @@ import traceback
 import numpy as np
 
 __all__ = [
-    "ExerciseFailure", "fail", "fmt", "call", "close", "expect_close", "expect_tuple",
-    "expect_array", "expect_scalar", "expect_returned", "rng_for", "forbidding",
+    "ExerciseFailure", "fail", "fmt", "fmt_typed", "type_name", "is_number", "call", "close",
+    "expect_close", "expect_tuple", "expect_array", "expect_scalar", "expect_returned",
+    "rng_for", "forbidding",
 ]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -55,9 +56,7 @@ def fmt(x) -> str:
     if isinstance(x, np.ndarray):
         if x.ndim == 0:
             return fmt(x.item())
-        body = np.array2string(x, precision=4, suppress_small=True, threshold=12, edgeitems=2,
-                               separator=", ")
-        return f"{' '.join(body.split())} (shape {x.shape})"
+        return f"{_array_body(x)} (shape {x.shape})"
     if isinstance(x, (tuple, list)):
         inner = ", ".join(fmt(v) for v in x)
         return f"({inner})" if isinstance(x, tuple) else f"[{inner}]"
@@ -66,6 +65,35 @@ def fmt(x) -> str:
         op = x.op.name if getattr(x, "op", None) is not None else "leaf"
         return f"node #{x.id}{label} ({op})"
     return repr(x)
+
+
+def _array_body(x: np.ndarray, **options) -> str:
+    body = np.array2string(x, **{"precision": 4, "suppress_small": True, "threshold": 12,
+                                 "edgeitems": 2, "separator": ", ", **options})
+    return " ".join(body.split())
+
+
+def type_name(x) -> str:
+    """What kind of thing ``x`` is, as a student would write it: ``int``, ``float``,
+    ``numpy.int64``, ``0-d numpy array, dtype int64``, ``numpy array, dtype float32``."""
+    if isinstance(x, np.ndarray):
+        return f"{'0-d ' if x.ndim == 0 else ''}numpy array, dtype {x.dtype}"
+    if isinstance(x, np.generic):
+        return f"numpy.{type(x).__name__}"
+    return type(x).__name__
+
+
+def fmt_typed(x) -> str:
+    """``fmt(x)`` with the type it came as, for answers whose *type* may be the mistake:
+    ``376.0 (float)``, ``376 (numpy.int64)``, ``True (0-d numpy array, dtype bool)``,
+    ``[1, 2] (shape (2,), dtype int64)``.  A whole float keeps its ``.0``."""
+    if isinstance(x, np.ndarray) and x.ndim:
+        return f"{_array_body(x)} (shape {x.shape}, dtype {x.dtype})"
+    text = fmt(x)
+    value = x.item() if isinstance(x, (np.ndarray, np.generic)) else x
+    if isinstance(value, float) and text.lstrip("-").isdigit():
+        text += ".0"
+    return f"{text} ({type_name(x)})"
 
 
 def signature_text(name: str, args: dict) -> str:
@@ -162,7 +190,8 @@ def close(got, expected, atol=1e-9, rtol=1e-7) -> bool:
     return bool(np.allclose(g, e, atol=atol, rtol=rtol, equal_nan=True))
 
 
-def _is_number(x) -> bool:
+def is_number(x) -> bool:
+    """A Python or numpy number, or a 0-d array (not a bool): something ``float()`` reads."""
     return isinstance(x, (int, float, np.floating, np.integer)) and not isinstance(x, bool) or (
         isinstance(x, np.ndarray) and x.ndim == 0)
 
@@ -176,6 +205,9 @@ def diagnose(got, expected, upstream=None) -> str | None:
         return None
     if g.shape != e.shape or not np.all(np.isfinite(g)):
         return None
+    slip = _dtype_slip(got, expected, g, e)
+    if slip:
+        return slip
     if np.any(e != 0) and close(g, -e):
         return "the sign is flipped"
     if upstream is not None:
@@ -186,6 +218,27 @@ def diagnose(got, expected, upstream=None) -> str | None:
                         "gradient g (the chain rule)")
             if close(g, e * u):
                 return "the upstream gradient g is multiplied in twice"
+    return None
+
+
+def _dtype_slip(got, expected, g, e) -> str | None:
+    """A numpy result whose dtype cannot hold the expected floats: integers (each value
+    cut to a whole number) or a narrower float (right only to its own precision)."""
+    if not isinstance(got, (np.ndarray, np.generic)):
+        return None
+    have, want = got.dtype, np.asarray(expected).dtype
+    if want.kind != "f" or have == want:
+        return None
+    if have.kind in "biu":
+        return (f"the result has an integer dtype ({have}), so each value was cut to a whole "
+                f"number when stored: create it with a float dtype (np.zeros(shape) is "
+                f"{want})")
+    if have.kind == "f" and have.itemsize < want.itemsize:
+        eps = float(np.finfo(have).eps)
+        if close(g, e, atol=100 * eps, rtol=100 * eps):
+            return (f"the values are right to {have} precision (about "
+                    f"{np.finfo(have).precision} digits), which is not enough: keep the result "
+                    f"{want} (do not create it as, or convert it to, {have})")
     return None
 
 
@@ -200,7 +253,7 @@ def expect_returned(got, context: str):
 def expect_scalar(got, *, what: str, context: str, hint: str | None = None):
     """Fail unless ``got`` is one number (a Python or numpy scalar, or a 0-d array)."""
     expect_returned(got, context)
-    if _is_number(got):
+    if is_number(got):
         return
     if isinstance(got, np.ndarray):
         fail(f"{context}: {what} should be a single number, got an array of shape "
@@ -219,23 +272,85 @@ def expect_close(got, expected, *, what: str, context: str, hint: str | None = N
     expect_returned(got, context)
     if isinstance(expected, np.ndarray) and expected.ndim > 0:
         expect_array(got, expected.shape, what=what, context=context, hint=hint)
-    elif not _is_number(got):
+    elif not is_number(got):
         fail(f"{context}: {what} should be a number, got {type(got).__name__} {fmt(got)}", hint)
     if close(got, expected, atol=atol, rtol=rtol):
         return
     if isinstance(got, np.ndarray) and got.ndim:
-        bad = np.argwhere(~np.isclose(np.asarray(got, np.float64), expected, atol=atol,
-                                      rtol=rtol, equal_nan=True))
-        at = tuple(int(i) for i in bad[0])
-        detail = (f"{what} is wrong at index {at}: got {fmt(got[at])}, expected "
-                  f"{fmt(expected[at])} ({len(bad)} of {got.size} elements differ)\n"
-                  f"  got      {fmt(got)}\n  expected {fmt(expected)}")
+        detail = _array_mismatch(got, np.asarray(expected), what, atol, rtol)
     else:
-        detail = f"{what} = {fmt(got)}, expected {fmt(expected)}"
+        got_text, expected_text = _pair_texts(got, expected, typed=_dtype(got) != _dtype(expected))
+        detail = f"{what} = {got_text}, expected {expected_text}"
     slip = diagnose(got, expected, upstream)
     if slip:
         hint = slip
     fail(f"{context}: {detail}", hint)
+
+
+def _dtype(x) -> np.dtype:
+    """The dtype numpy gives ``x`` (a Python float is float64, like np.float64)."""
+    return x.dtype if isinstance(x, (np.ndarray, np.generic)) else np.asarray(x).dtype
+
+
+def _pair_texts(got, expected, *, typed: bool) -> tuple[str, str]:
+    """Two numbers as text, with enough digits to tell them apart (6 usually do; a float32
+    next to its float64 needs more), and with their types when ``typed``."""
+    texts = fmt(got), fmt(expected)
+    if texts[0] == texts[1]:
+        try:
+            a, b = float(got), float(expected)
+        except (TypeError, ValueError):
+            a = b = None
+        if a is not None and a != b:
+            digits = next((d for d in range(7, 18) if f"{a:.{d}g}" != f"{b:.{d}g}"), 17)
+            texts = f"{a:.{digits}g}", f"{b:.{digits}g}"
+    if typed:
+        texts = tuple(f"{t} ({_scalar_kind(x)})" for t, x in zip(texts, (got, expected)))
+    return texts
+
+
+def _scalar_kind(x) -> str:
+    if isinstance(x, (np.ndarray, np.generic)):
+        return str(x.dtype)
+    return type(x).__name__
+
+
+def _array_mismatch(got: np.ndarray, expected: np.ndarray, what: str, atol, rtol) -> str:
+    """Where an array answer is wrong: the first wrong element, how many are wrong, and
+    either both arrays (when they are small enough to read) or, for bigger ones, their
+    shape and dtype, the largest difference and the neighbourhood of the first wrong
+    element along the last axis.  Dtypes are named wherever they differ."""
+    g = np.asarray(got, np.float64)
+    e = np.asarray(expected, np.float64)
+    bad = np.argwhere(~np.isclose(g, e, atol=atol, rtol=rtol, equal_nan=True))
+    at = tuple(int(i) for i in bad[0])
+    typed = got.dtype != expected.dtype
+    got_text, expected_text = _pair_texts(got[at], expected[at], typed=typed)
+    first = (f"{what} is wrong at index {at}: got {got_text}, expected {expected_text} "
+             f"({len(bad)} of {got.size} elements differ)")
+    if got.ndim <= 2 or got.size <= 12:
+        dtypes = (f", dtype {got.dtype}", f", dtype {expected.dtype}") if typed else ("", "")
+        return (f"{first}\n  got      {_array_body(got)} (shape {got.shape}{dtypes[0]})\n"
+                f"  expected {_array_body(expected)} (shape {expected.shape}{dtypes[1]})")
+    dtype = f"dtype {got.dtype}, expected {expected.dtype}" if typed else f"dtype {got.dtype}"
+    summary = f"  shape {got.shape}, {dtype}"
+    with np.errstate(invalid="ignore"):
+        diff = np.abs(g - e)
+    diff[~np.isfinite(diff)] = -1.0  # nan or inf on either side: no size to compare
+    if diff.max() > 0:
+        worst = tuple(int(i) for i in np.unravel_index(int(np.argmax(diff)), diff.shape))
+        summary += f"; largest difference {fmt(diff[worst])}, at index {worst}"
+    # up to 8 neighbours of the first wrong element along the last axis
+    n = got.shape[-1]
+    lo = max(0, min(at[-1] - 3, n - 8))
+    hi = min(n, lo + 8)
+    cut = ":" if (lo, hi) == (0, n) else f"{lo}:{hi}"
+    index = ", ".join([*map(str, at[:-1]), cut])
+    labels = f"got[{index}]", f"expected[{index}]"
+    width = max(map(len, labels)) + 1
+    rows = [_array_body(a[at[:-1]][lo:hi], threshold=1000) for a in (got, expected)]
+    return (f"{first}\n{summary}\n  {labels[0]:<{width}}{rows[0]}\n"
+            f"  {labels[1]:<{width}}{rows[1]}")
 
 
 def expect_tuple(result, n: int, *, names: tuple[str, ...], context: str):
@@ -260,4 +375,4 @@ def expect_array(got, shape: tuple, *, what: str, context: str, hint: str | None
 
 
 def is_finite_number(x) -> bool:
-    return _is_number(x) and math.isfinite(float(x))
+    return is_number(x) and math.isfinite(float(x))

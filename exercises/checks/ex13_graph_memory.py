@@ -7,7 +7,7 @@ import minigrad
 import minigrad.functional as F
 from minigrad import Tensor
 
-from ._support import call, expect_close, fail, fmt, rng_for
+from ._support import call, expect_close, fail, fmt, fmt_typed, is_number, rng_for, type_name
 
 SAVED_HINT = ("node.saved is None once released, () for a leaf, and may hold non-arrays (sum "
               "saves a shape): loop over `node.saved or ()` and count only np.ndarray items")
@@ -57,18 +57,39 @@ def _check_one(saved_bytes, name, root, when):
     got = call(saved_bytes, "saved_bytes", {"root": root}, context=context,
                hint_on_error=SAVED_HINT)
     want = minigrad.graph_memory(root).saved_bytes
-    if isinstance(got, (int, np.integer)) and not isinstance(got, bool) and got == want:
+    # A numpy integer is as good as an int (sum() over np.int64 nbytes, or np.sum, gives
+    # one); a float, a bool or a 0-d array is not a byte count, even with the right value.
+    whole = isinstance(got, (int, np.integer)) and not isinstance(got, bool)
+    if whole and got == want:
         return
     every, no_base = _alternatives(root)
     hint = None
-    if want == 0:
+    if not whole and _equals(got, want) and isinstance(got, (float, np.floating)):
+        hint = ("the count is right, but a byte count is a whole number: return an int (add "
+                "up the arrays' .nbytes, which are ints, starting from 0, not 0.0)")
+    elif not whole and _equals(got, want):
+        kind = "0-d numpy array" if isinstance(got, np.ndarray) else type_name(got)
+        hint = f"the count is right, but it is a {kind}: return int(...) of it"
+    elif want == 0:
         hint = "after backward a node's saved is None: released nodes hold nothing"
-    elif got == every and every != want and every != no_base:
+    elif _equals(got, every) and every != want and every != no_base:
         hint = "count each buffer once: the same array can be saved by two ops (or twice)"
-    elif got in (every, no_base) and no_base != want:
+    elif (_equals(got, every) or _equals(got, no_base)) and no_base != want:
         hint = ("a view holds its whole base array: follow .base while it is an ndarray and "
                 "count the base's nbytes")
-    fail(f"{context} = {fmt(got)}, expected {want} bytes", hint)
+    elif not whole:
+        hint = f"return the number of bytes as an int, not a {type_name(got)}"
+    fail(f"{context} returned {fmt_typed(got)}; expected {want} (int)", hint)
+
+
+def _equals(got, n: int) -> bool:
+    """``got`` is the number ``n`` (whatever its type: 376.0 is 376; '376' and True are not)."""
+    if isinstance(got, (bool, np.bool_)) or not is_number(got):
+        return False
+    try:
+        return bool(got == n)
+    except (TypeError, ValueError):
+        return False
 
 
 def check_saved_bytes(saved_bytes):

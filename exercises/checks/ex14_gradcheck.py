@@ -10,7 +10,7 @@ from minigrad import Value, is_grad_enabled
 from minigrad.autograd import Op
 from minigrad.autograd.node import init_node
 
-from ._support import call, expect_array, expect_close, fail, fmt, rng_for
+from ._support import call, expect_array, expect_close, fail, fmt, fmt_typed, rng_for
 
 
 # --- numerical_gradient ------------------------------------------------------------------
@@ -134,7 +134,9 @@ def check_gradcheck(gradcheck):
         got = call(gradcheck, "gradcheck", {"fn": fn, **{f"x{i}": v for i, v in enumerate(values)}},
                    context=context)
         if not isinstance(got, (bool, np.bool_)):
-            fail(f"{context} should return True or False, got {fmt(got)}")
+            fail(f"{context} should return True or False, got {fmt_typed(got)}",
+                 "bool(...) turns a 0-d array into True or False" if
+                 isinstance(got, np.ndarray) and got.ndim == 0 else None)
         moved = [v for v, x in zip(values, data, strict=True) if v.data != x]
         if moved:
             fail(f"{context}: input {moved[0].label} was left at {fmt(moved[0].data)}",

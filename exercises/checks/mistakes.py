@@ -481,6 +481,20 @@ def _no_two(f, x, eps=1e-6):
     return 2 * numerical_gradient(f, x, eps)
 
 
+@mistake("ex14", "numerical_gradient", "builds the gradient in float32",
+         "right to float32 precision")
+def _float32_gradient(f, x, eps=1e-6):
+    grad = np.zeros(x.shape, dtype=np.float32)  # the mistake: x and f's values are float64
+    for idx in np.ndindex(*x.shape):
+        orig = x[idx]
+        x[idx] = orig + eps
+        plus = f(x)
+        x[idx] = orig - eps
+        grad[idx] = (plus - f(x)) / (2 * eps)
+        x[idx] = orig
+    return grad
+
+
 mistake("ex14", "gradcheck", "always True", "expected False")(
     lambda fn, *values, eps=1e-6, tol=1e-5: True)
 
@@ -753,6 +767,23 @@ def _saved_bytes_of_everything(root):
         for item in node.saved or ():
             buffers[id(item)] = item.nbytes  # a shape (a tuple) has no nbytes
     return sum(buffers.values())
+
+
+@mistake("ex13", "saved_bytes", "starts the total at 0.0", "returned 376.0 (float); "
+         "expected 376 (int)")
+def _saved_bytes_float(root):
+    buffers = {}
+    for node in topological_order(root):
+        for item in node.saved or ():
+            if isinstance(item, np.ndarray):
+                base = item
+                while isinstance(base.base, np.ndarray):
+                    base = base.base
+                buffers[id(base)] = base.nbytes
+    total = 0.0  # the mistake: a float total makes the byte count a float
+    for n in buffers.values():
+        total += n
+    return total
 
 
 def _evaluate(no_grad=True, as_float=True, leave_off=False, force_on=False):
