@@ -723,23 +723,40 @@ def _promote(ad, bd):
 
 def _number(x, op_name, what):
     """A real-number setting (a one-element tensor counts) as a float, or a clear error."""
-    if isinstance(x, Tensor) and x.data.size == 1:
-        x = x.item()
-    if not isinstance(x, numbers.Real):
+    v = _scalar(x)
+    if not isinstance(v, numbers.Real):
         raise TypeError(f"{op_name}: {what} must be a number, got {x!r}")
-    return float(x)
+    return float(v)
 
 
-def _integral(x) -> bool:
-    # (bool is an int to Python, but True as an axis or a size is a mistake)
-    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+def _scalar(x):
+    """A one-element tensor or array as the Python number it holds; anything else as is."""
+    if isinstance(x, Node):
+        x = x.data
+    if isinstance(x, ndarray) and x.size == 1:
+        return x.item()
+    return x
+
+
+def _as_index(x) -> int | None:
+    """``x`` as an int if it is one (a Python or numpy integer, a 0-d integer array or
+    tensor), else None.  A float is not truncated (``axis=1.5`` is not 1), and a bool is
+    refused: Python counts it as an int, but True as an axis or a size is a mistake."""
+    if isinstance(x, Node):
+        x = x.data
+    if isinstance(x, ndarray):
+        return int(x) if x.ndim == 0 and x.dtype.kind in "iu" else None
+    if isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)):
+        return int(x)
+    return None
 
 
 def _int(x, op_name, what) -> int:
-    """An int setting; a float is refused rather than truncated (``axis=1.5`` is not 1)."""
-    if not _integral(x):
+    """An int setting, or a TypeError naming the op and the argument."""
+    i = _as_index(x)
+    if i is None:
         raise TypeError(f"{op_name}: {what} must be an int, got {x!r}")
-    return int(x)
+    return i
 
 
 def _size_arg(args, op_name) -> tuple:
@@ -786,15 +803,15 @@ def _bound(b, x, op_name):
 
 def _shape_arg(args, op_name) -> tuple:
     """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all mean the shape (2, 3)."""
-    if len(args) == 1 and not isinstance(args[0], (int, np.integer)):
+    if len(args) == 1 and _as_index(args[0]) is None:
         args = args[0]
     try:
-        items = tuple(args)
+        shape = tuple(_as_index(a) for a in args)
     except TypeError:
-        items = None
-    if items is None or not all(_integral(a) for a in items):
+        shape = (None,)
+    if None in shape:
         raise TypeError(f"{op_name}: expected a shape made of ints, got {args!r}")
-    return tuple(int(a) for a in items)
+    return shape
 
 
 def _axis(axis, t, op_name, single=False):
@@ -802,24 +819,23 @@ def _axis(axis, t, op_name, single=False):
     if axis is None:
         return None
     ndim = t.data.ndim
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else axis
-    if single and not isinstance(axis, (int, np.integer)):
+    one = _as_index(axis)
+    if single and one is None:
         raise TypeError(f"{op_name}: axis must be an int, got {axis!r}")
     try:
-        axes = tuple(axes)
+        axes = (one,) if one is not None else tuple(_as_index(a) for a in axis)
     except TypeError:
-        axes = None
-    if axes is None or not all(_integral(a) for a in axes):
+        axes = (None,)
+    if None in axes:
         raise TypeError(f"{op_name}: axis must be None, an int or a tuple of ints, "
                         f"got {axis!r}")
-    axes = tuple(int(a) for a in axes)
     for a in axes:
         if not -max(ndim, 1) <= a < max(ndim, 1):
             raise ValueError(f"{op_name}: axis {a} is out of range for a tensor of shape "
                              f"{t.data.shape} ({ndim} dimensions)")
     if len({a % max(ndim, 1) for a in axes}) != len(axes):
         raise ValueError(f"{op_name}: repeated axis in {axis!r}")
-    return axes[0] if isinstance(axis, (int, np.integer)) else axes
+    return axes[0] if one is not None else axes
 
 
 def _index(index) -> tuple:
@@ -1180,9 +1196,13 @@ def rand(*shape, generator=None, seed=None, dtype=None, requires_grad: bool = Fa
 def arange(start, stop=None, step=1, dtype=None, requires_grad: bool = False,
            name: str | None = None) -> Tensor:
     """Evenly spaced values in [start, stop): int64 for ints, float32 for floats."""
+    bounds = []
     for what, v in (("start", start), ("stop", stop), ("step", step)):
-        if v is not None and (isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real)):
+        n = _scalar(v)
+        if v is not None and (isinstance(n, (bool, np.bool_)) or not isinstance(n, numbers.Real)):
             raise TypeError(f"arange: {what} must be a number, got {v!r}")
+        bounds.append(n)
+    start, stop, step = bounds
     arr = np.arange(start, stop, step) if stop is not None else np.arange(start)
     if dtype is not None:
         arr = arr.astype(dtype)

@@ -41,6 +41,33 @@ def test_a_bad_setting_is_a_type_error_naming_the_op(call, match):
         call(x23())
 
 
+def test_zero_d_integer_tensors_and_arrays_are_ints_as_in_numpy_and_pytorch():
+    x = x23()
+    for k in (Tensor(np.array(1)), np.array(1)):
+        assert x.unsqueeze(k).shape == (2, 1, 3)
+        assert minigrad.cat([x, x], axis=k).shape == (2, 6)
+        assert minigrad.stack([x, x], axis=k).shape == (2, 2, 3)
+        assert x.sum(axis=k).shape == (2,)
+        assert x.reshape(k * 3 if isinstance(k, np.ndarray) else Tensor(np.array(3)), 2).shape \
+            == (3, 2)
+        assert minigrad.arange(k * 5 if isinstance(k, np.ndarray) else Tensor(np.array(5))).shape \
+            == (5,)
+    with pytest.raises(TypeError, match="unsqueeze: axis must be an int"):
+        x.unsqueeze(np.array(True))  # a bool is not an axis, however it is wrapped
+    with pytest.raises(TypeError, match="unsqueeze: axis must be an int"):
+        x.unsqueeze(np.array(1.0))
+
+
+def test_one_element_arrays_and_tensors_are_numbers():
+    x = x23()
+    assert x.pad(1, value=np.array(2.0)).data[0, 0] == 2.0
+    assert x.pad(1, value=Tensor(np.array([2.0]))).data[0, 0] == 2.0
+    assert F.layer_norm(x, 3, eps=np.array(1e-5)).shape == (2, 3)
+    mean = np.zeros(3)
+    F.batch_norm(batch(), mean, np.ones(3), training=True, momentum=np.array(0.5))
+    np.testing.assert_allclose(mean, 0.5 * batch().data.mean(axis=0))
+
+
 def test_arange_refuses_what_is_not_a_number():
     with pytest.raises(TypeError, match="arange: start must be a number, got 'a'"):
         minigrad.arange("a")

@@ -77,6 +77,39 @@ def test_no_nan_and_no_warning_from_a_nan_slice():
     assert np.isfinite(x.grad).all()
 
 
+@pytest.mark.parametrize("fn, expected", [
+    (lambda a, b: mg.maximum(a, b), ([0.0, inf], [inf, 0.0])),
+    (lambda a, b: mg.minimum(a, b), ([inf, 0.0], [0.0, inf])),
+])
+def test_the_losing_input_of_maximum_gets_zero_even_from_an_inf_gradient(fn, expected):
+    ga, gb = grads(fn, [[1.0, 3.0], [2.0, 2.0]], [inf, inf])  # not inf·0 = NaN
+    same(ga, expected[0])
+    same(gb, expected[1])
+
+
+def test_reductions_clip_and_max_pool_give_zero_off_the_chosen_elements_for_inf():
+    (g,) = grads(lambda x: x.max(), [[1.0, 2.0]], inf)
+    same(g, [0.0, inf])
+    (g,) = grads(lambda x: x.clip(-1, 1), [[-3.0, 0.5, 3.0]], [inf, inf, inf])
+    same(g, [0.0, inf, 0.0])
+    import minigrad.functional as F
+
+    x = np.arange(16.0).reshape(1, 1, 4, 4)
+    (g,) = grads(lambda t: F.max_pool2d(t, 2), [x], np.full((1, 1, 2, 2), inf))
+    expected = np.zeros((1, 1, 4, 4))
+    expected[0, 0, 1::2, 1::2] = inf  # each window's maximum is its bottom-right element
+    same(g, expected)
+
+
+def test_max_pool_passes_the_gradient_to_a_nan_in_its_window():
+    import minigrad.functional as F
+
+    x = np.arange(16.0).reshape(1, 1, 4, 4)
+    x[0, 0, 0, 0] = nan
+    (g,) = grads(lambda t: F.max_pool2d(t, 2), [x], np.ones((1, 1, 2, 2)))
+    assert g[0, 0, 0, 0] == 1 and g[0, 0, 1, 1] == 0 and g.sum() == 4
+
+
 # --- the same cases against PyTorch ---------------------------------------------------
 CASES = [
     ("relu", lambda t: t.relu(), lambda x: x.relu(), [[nan, -1.0, 0.0, 2.0]], [1.0, inf, inf, 3.0]),
@@ -89,6 +122,10 @@ CASES = [
     ("max", lambda t: t.max(), lambda x: x.max(), [[nan, 1.0, 2.0, nan]], 1.0),
     ("min", lambda t: t.min(), lambda x: x.min(), [[1.0, nan, 2.0]], 1.0),
     ("clip", lambda t: t.clamp(-1, 1), lambda x: x.clip(-1, 1), [[nan, 1.0, -1.0, 5.0]], [1.0] * 4),
+    ("clip, inf g", lambda t: t.clamp(-1, 1), lambda x: x.clip(-1, 1), [[-3.0, 0.5, 3.0]], [inf] * 3),
+    ("maximum, inf g", lambda a, b: a.maximum(b), mg.maximum, [[1.0, 3.0], [2.0, 2.0]], [inf] * 2),
+    ("minimum, inf g", lambda a, b: a.minimum(b), mg.minimum, [[1.0, 3.0], [2.0, 2.0]], [inf] * 2),
+    ("max, inf g", lambda t: t.max(), lambda x: x.max(), [[1.0, 2.0]], inf),
     ("sqrt", lambda t: t.sqrt(), lambda x: x.sqrt(), [[0.0, inf, -1.0]], [1.0] * 3),
     ("log", lambda t: t.log(), lambda x: x.log(), [[0.0, -1.0, inf]], [1.0] * 3),
     ("tanh", lambda t: t.tanh(), lambda x: x.tanh(), [[nan, inf, -inf]], [1.0] * 3),

@@ -211,17 +211,23 @@ def _max_pool_grad(g, xp, out, kernel=(2, 2), stride=(2, 2), padding=(0, 0), **_
     gp = np.zeros_like(xp, dtype=g.dtype)  # same memory layout as the input (see conv2d)
     overlap = stride[0] < kernel[0] or stride[1] < kernel[1]
     taken = None  # windows whose maximum has already received the gradient
+    nan_out = np.isnan(out) if out.dtype.kind == "f" else None
+    if nan_out is not None and not nan_out.any():
+        nan_out = None
     for _i, _j, sl in _offsets(*kernel, stride, out.shape[2:]):
         hit = xp[sl] == out
+        if nan_out is not None:  # a NaN is its window's maximum (x == NaN is never true)
+            hit |= nan_out & np.isnan(xp[sl])
         if taken is None:
             taken = hit
         else:
             hit &= ~taken
             taken |= hit
+        # where, not g·hit: off the maximum the gradient is 0 even for an inf g
         if overlap:
-            gp[sl] += g * hit
+            gp[sl] += np.where(hit, g, 0)
         else:
-            gp[sl] = g * hit
+            gp[sl] = np.where(hit, g, 0)
     return _crop(gp, padding)
 
 

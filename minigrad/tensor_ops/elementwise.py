@@ -166,14 +166,22 @@ def _minimum_forward(a, b):
     return out, (_extreme_weights(a > b, tie, out.dtype), _extreme_weights(b > a, tie, out.dtype))
 
 
+def _weighted(g, w):
+    """g·w, but exactly 0 where w = 0: an input that lost gets no gradient even from an
+    inf upstream gradient (inf·0 would be NaN), as in PyTorch."""
+    return nd(np.where(w == 0, 0, g * w))
+
+
 MAXIMUM = _elementwise_op(
     "maximum", "max", _maximum_forward,
-    (lambda g, wa, wb: nd(g * wa), lambda g, wa, wb: nd(g * wb)),
-    "∂/∂a = 1 if a > b else 0 (½ each on a tie)", _binary_cases(uniform, uniform), promote=True)
+    (lambda g, wa, wb: _weighted(g, wa), lambda g, wa, wb: _weighted(g, wb)),
+    "∂/∂a = 1 if a > b, 0 if a < b, ½ on a tie (1 if either is NaN)",
+    _binary_cases(uniform, uniform), promote=True)
 MINIMUM = _elementwise_op(
     "minimum", "min", _minimum_forward,
-    (lambda g, wa, wb: nd(g * wa), lambda g, wa, wb: nd(g * wb)),
-    "∂/∂a = 1 if a < b else 0 (½ each on a tie)", _binary_cases(uniform, uniform), promote=True)
+    (lambda g, wa, wb: _weighted(g, wa), lambda g, wa, wb: _weighted(g, wb)),
+    "∂/∂a = 1 if a < b, 0 if a > b, ½ on a tie (1 if either is NaN)",
+    _binary_cases(uniform, uniform), promote=True)
 
 
 def _where_forward(cond, a, b):
@@ -216,7 +224,8 @@ def _clip_label(attrs):
 
 
 CLIP = _elementwise_op(
-    "clip", "clip", _clip_forward, (lambda g, inside, **_: nd(g * inside),),
+    # (where, not g·inside: outside the bounds the gradient is 0 even for an inf g)
+    "clip", "clip", _clip_forward, (lambda g, inside, **_: nd(np.where(inside, g, 0)),),
     "∂/∂x = 1 if min ≤ x ≤ max else 0",
     lambda rng: [((uniform(rng, (3, 4)),), {"min": -0.55, "max": 0.65}),
                  ((uniform(rng, (5,)),), {"min": None, "max": 0.25}),
@@ -293,7 +302,8 @@ SIGMOID = _elementwise_op("sigmoid", "σ", _sigmoid_forward,
 RELU = _elementwise_op("relu", "ReLU", lambda x: ((out := np.maximum(x, 0)), (out,)),
                  # where, not g·(out > 0): an inf g must give 0, not inf·0 = NaN, where x ≤ 0,
                  # and a NaN input passes g on (as PyTorch does) rather than hiding it
-                 (lambda g, out: nd(np.where(out <= 0, 0, g)),), "∂/∂x = 1 if x > 0 else 0",
+                 (lambda g, out: nd(np.where(out <= 0, 0, g)),),
+                 "∂/∂x = 1 if x > 0 else 0 (a NaN passes the gradient on)",
                  _unary_cases(away_from_zero))
 
 

@@ -113,7 +113,8 @@ def _extreme_forward(reduce):
 
 
 def _extreme_grad(g, share, axis=None, keepdims=False):
-    return nd(keep(g, share.shape, axis, keepdims) * share)
+    # exactly 0 off the extreme, even for an inf upstream gradient (inf·0 would be NaN)
+    return nd(np.where(share == 0, 0, keep(g, share.shape, axis, keepdims) * share))
 
 
 MAX = tensor_op(
