@@ -144,3 +144,12 @@ def test_edge_gradients_match_pytorch(name, theirs, mine, xs, upstream):
         got = grads(mine, xs, upstream)
     for t, g in zip(ts, got):
         same(g, t.grad.numpy())
+
+
+def test_zero_d_relu_and_masked_rules_follow_the_same_semantics():
+    (g,) = grads(lambda x: x.relu(), [nan], 2.0)
+    same(g, 2.0)
+    (g,) = grads(lambda x: x.relu(), [-1.0], inf)
+    same(g, 0.0)
+    (g,) = grads(lambda x: x.clip(-1, 1), [3.0], inf)
+    same(g, 0.0)

@@ -211,6 +211,7 @@ def _max_pool_grad(g, xp, out, kernel=(2, 2), stride=(2, 2), padding=(0, 0), **_
     gp = np.zeros_like(xp, dtype=g.dtype)  # same memory layout as the input (see conv2d)
     overlap = stride[0] < kernel[0] or stride[1] < kernel[1]
     taken = None  # windows whose maximum has already received the gradient
+    finite = np.isfinite(g).all()  # (then g·hit is exact, and much faster than np.where)
     nan_out = np.isnan(out) if out.dtype.kind == "f" else None
     if nan_out is not None and not nan_out.any():
         nan_out = None
@@ -223,11 +224,12 @@ def _max_pool_grad(g, xp, out, kernel=(2, 2), stride=(2, 2), padding=(0, 0), **_
         else:
             hit &= ~taken
             taken |= hit
-        # where, not g·hit: off the maximum the gradient is 0 even for an inf g
+        # off the maximum the gradient is exactly 0, even for an inf or NaN g (inf·0 = NaN)
+        part = g * hit if finite else np.where(hit, g, 0)
         if overlap:
-            gp[sl] += np.where(hit, g, 0)
+            gp[sl] += part
         else:
-            gp[sl] = np.where(hit, g, 0)
+            gp[sl] = part
     return _crop(gp, padding)
 
 

@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from ..autograd.registry import passthrough
-from ._base import BROADCAST_PAIRS, away_from_zero, nd, tensor_op, uniform
+from ._base import BROADCAST_PAIRS, away_from_zero, masked, nd, tensor_op, uniform
 
 _SQRT1_2 = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -166,20 +166,14 @@ def _minimum_forward(a, b):
     return out, (_extreme_weights(a > b, tie, out.dtype), _extreme_weights(b > a, tie, out.dtype))
 
 
-def _weighted(g, w):
-    """g·w, but exactly 0 where w = 0: an input that lost gets no gradient even from an
-    inf upstream gradient (inf·0 would be NaN), as in PyTorch."""
-    return nd(np.where(w == 0, 0, g * w))
-
-
 MAXIMUM = _elementwise_op(
     "maximum", "max", _maximum_forward,
-    (lambda g, wa, wb: _weighted(g, wa), lambda g, wa, wb: _weighted(g, wb)),
+    (lambda g, wa, wb: masked(g, wa), lambda g, wa, wb: masked(g, wb)),
     "∂/∂a = 1 if a > b, 0 if a < b, ½ on a tie (1 if either is NaN)",
     _binary_cases(uniform, uniform), promote=True)
 MINIMUM = _elementwise_op(
     "minimum", "min", _minimum_forward,
-    (lambda g, wa, wb: _weighted(g, wa), lambda g, wa, wb: _weighted(g, wb)),
+    (lambda g, wa, wb: masked(g, wa), lambda g, wa, wb: masked(g, wb)),
     "∂/∂a = 1 if a < b, 0 if a > b, ½ on a tie (1 if either is NaN)",
     _binary_cases(uniform, uniform), promote=True)
 
@@ -224,8 +218,7 @@ def _clip_label(attrs):
 
 
 CLIP = _elementwise_op(
-    # (where, not g·inside: outside the bounds the gradient is 0 even for an inf g)
-    "clip", "clip", _clip_forward, (lambda g, inside, **_: nd(np.where(inside, g, 0)),),
+    "clip", "clip", _clip_forward, (lambda g, inside, **_: masked(g, inside),),
     "∂/∂x = 1 if min ≤ x ≤ max else 0",
     lambda rng: [((uniform(rng, (3, 4)),), {"min": -0.55, "max": 0.65}),
                  ((uniform(rng, (5,)),), {"min": None, "max": 0.25}),
@@ -246,7 +239,10 @@ SQRT = _ufunc_op("sqrt", "√", np.sqrt, "output",
                  _unary_cases(_pos), float_only=True)
 def _abs_grad(g, x):
     """g · sign(x), with sign(NaN) = 0 as in PyTorch (numpy's ``sign`` gives NaN there)."""
-    return nd(g * np.where(np.isnan(x), 0, np.sign(x)))
+    s = np.sign(x)
+    if np.isnan(s).any():
+        s = np.where(np.isnan(s), 0, s)
+    return nd(g * s)
 
 
 ABS = _ufunc_op("abs", "|x|", np.abs, "inputs", (_abs_grad,), "∂/∂x = sign(x)",
@@ -299,10 +295,16 @@ SIGMOID = _elementwise_op("sigmoid", "σ", _sigmoid_forward,
                     (_sigmoid_grad,),
                     "∂/∂x = σ(x)·(1 − σ(x)) = out·(1 − out)", _unary_cases(uniform),
                     float_only=True)
+def _relu_grad(g, out):
+    """g where out > 0, else 0 (exactly, even for an inf g); a NaN input passes g on,
+    as in PyTorch, rather than hiding it: the mask is "not out ≤ 0", not "out > 0"."""
+    keep = nd(out <= 0)  # (an array even for 0-d, to be inverted in place)
+    np.logical_not(keep, out=keep)
+    return masked(g, keep)
+
+
 RELU = _elementwise_op("relu", "ReLU", lambda x: ((out := np.maximum(x, 0)), (out,)),
-                 # where, not g·(out > 0): an inf g must give 0, not inf·0 = NaN, where x ≤ 0,
-                 # and a NaN input passes g on (as PyTorch does) rather than hiding it
-                 (lambda g, out: nd(np.where(out <= 0, 0, g)),),
+                 (_relu_grad,),
                  "∂/∂x = 1 if x > 0 else 0 (a NaN passes the gradient on)",
                  _unary_cases(away_from_zero))
 

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ._base import distinct, fmt_axis, nd, tensor_op, uniform
+from ._base import distinct, fmt_axis, masked, nd, tensor_op, uniform
 
 
 def norm_axes(axis, ndim):
@@ -113,8 +113,7 @@ def _extreme_forward(reduce):
 
 
 def _extreme_grad(g, share, axis=None, keepdims=False):
-    # exactly 0 off the extreme, even for an inf upstream gradient (inf·0 would be NaN)
-    return nd(np.where(share == 0, 0, keep(g, share.shape, axis, keepdims) * share))
+    return masked(keep(g, share.shape, axis, keepdims), share)
 
 
 MAX = tensor_op(
