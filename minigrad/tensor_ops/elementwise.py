@@ -284,10 +284,16 @@ TANH = _ufunc_op("tanh", "tanh", np.tanh, "output",
 
 def _sigmoid_forward(x):
     # σ(x) = 1/(1+e^−x) overflows e^−x for very negative x; with e = e^−|x| ≤ 1:
-    # σ(x) = 1/(1+e) for x ≥ 0 and e/(1+e) for x < 0, both safe.
-    e = np.exp(-np.abs(x))
-    r = 1 / (1 + e)
-    out = np.where(x >= 0, r, e * r)
+    # σ(x) = 1/(1+e) for x ≥ 0 and e/(1+e) for x < 0, both safe.  The choice between
+    # them is a product with max(e, x ≥ 0), which is 1 or e, not np.where: with signs
+    # that change from element to element np.where is several times slower than the
+    # whole formula.  (nd: numpy gives scalars for 0-d inputs, which cannot be reused.)
+    e = nd(np.abs(x))
+    np.negative(e, out=e)
+    np.exp(e, out=e)
+    out = nd(1 + e)
+    np.divide(1, out, out=out)
+    out *= np.maximum(e, x >= 0)
     return out, (out,)
 
 
