@@ -165,3 +165,18 @@ def test_zero_d_relu_and_masked_rules_follow_the_same_semantics():
     same(g, 0.0)
     (g,) = grads(lambda x: x.clip(-1, 1), [3.0], inf)
     same(g, 0.0)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sigmoid_is_the_two_branch_stable_formula_exactly(dtype):
+    rng = np.random.default_rng(0)
+    x = np.concatenate([rng.standard_normal(1000) * 30,
+                        [nan, inf, -inf, 0.0, -0.0, 1e-30, -1e-30, 88.0, -104.0]]).astype(dtype)
+    e = np.exp(-np.abs(x))
+    r = 1 / (1 + e)
+    expected = np.where(x >= 0, r, e * r)  # σ(x) without overflow, as written on paper
+    same(Tensor(x).sigmoid().data, expected)
+    assert Tensor(x).sigmoid().dtype == dtype
+    x0 = np.array(-3.0, dtype)  # 0-d: numpy computes scalars there
+    e0 = np.exp(-np.abs(x0))
+    same(Tensor(x0).sigmoid().data, e0 * (1 / (1 + e0)))
