@@ -26,6 +26,7 @@ from . import tensor_ops as ops
 from .autograd.node import Node, announce, init_node, mark_modified, next_id
 from .autograd.registry import Op, get_op
 from .autograd.state import GRAD_OFF, HOOKS, STATE
+from .tensor_ops._base import SAVES
 
 __all__ = [
     "Tensor", "apply_op", "arange", "cat", "concatenate", "full", "manual_seed", "maximum",
@@ -47,7 +48,10 @@ float32 = np.dtype(np.float32)
 # that ufunc, keeping what the op says it saves, without calling its forward.
 # Their ops have no settings: their nodes get ``attrs=None`` and their rules are
 # called without keywords.
-_SAVES = {None: -1, "nothing": 0, "inputs": 1, "output": 2}
+def _keep(op) -> int:
+    """What a one-ufunc op saves, as its position in ``SAVES``; -1 for any other op."""
+    saves = op.extra.get("saves")
+    return -1 if saves is None else SAVES.index(saves)
 
 
 def _binary_method(op, name: str, reflected: bool = False, doc: str | None = None):
@@ -55,7 +59,7 @@ def _binary_method(op, name: str, reflected: bool = False, doc: str | None = Non
     elementwise = op.elementwise
     forward = op.forward  # (ops are frozen records: bind once)
     ufunc = op.extra.get("ufunc")
-    keep = _SAVES[op.extra.get("saves")]
+    keep = _keep(op)
 
     def binary(a, b):  # ``a`` is a Tensor: self, or the lifted operand of a reflected op
         if type(b) is not Tensor and not isinstance(b, Tensor):
@@ -78,7 +82,7 @@ def _binary_method(op, name: str, reflected: bool = False, doc: str | None = Non
                 and (not GRAD_OFF[0] or STATE.grad_enabled)):
             return _leaf(out)  # no gradient can flow: a constant, not a graph node
         if keep >= 0:  # the ufunc path: save what the op's own forward saves
-            saved = (ad, bd) if keep == 1 else (out,) if keep else ()
+            saved = (ad, bd) if keep == 1 else (out,) if keep == 2 else ()
         node = _new(Tensor)
         node.data = out
         node.grad = None
@@ -121,7 +125,7 @@ def _unary_method(op, name: str, doc: str | None = None):
     float_only = bool(op.extra.get("float_only"))
     forward = op.forward
     ufunc = op.extra.get("ufunc")
-    keep = _SAVES[op.extra.get("saves")]
+    keep = _keep(op)
 
     def method(x):
         xd = x.data
@@ -137,7 +141,7 @@ def _unary_method(op, name: str, doc: str | None = None):
         if not (x.requires_grad and (not GRAD_OFF[0] or STATE.grad_enabled)):
             return _leaf(out)  # no gradient can flow: a constant, not a graph node
         if keep >= 0:  # the ufunc path: save what the op's own forward saves
-            saved = (xd,) if keep == 1 else (out,) if keep else ()
+            saved = (xd,) if keep == 1 else (out,) if keep == 2 else ()
         node = _new(Tensor)
         node.data = out
         node.grad = None

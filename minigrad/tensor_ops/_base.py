@@ -43,6 +43,13 @@ BROADCAST_PAIRS = (
 nd = np.asarray
 
 
+#: what a one-ufunc op keeps for backward (``_ufunc_op(..., saves=)``), by position:
+#: nothing (add, neg: the rules need only g), its inputs (mul: each rule needs the other
+#: input) or its output (exp, tanh: the slope is a function of the output).  ``Tensor``'s
+#: operators use the position to save the same without calling the op's forward.
+SAVES = ("nothing", "inputs", "output")
+
+
 def masked(g, mask):
     """``g`` where ``mask`` is non-zero (times the mask's weight), exactly 0 elsewhere.
 

@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from ..autograd.registry import passthrough
-from ._base import BROADCAST_PAIRS, away_from_zero, masked, nd, tensor_op, uniform
+from ._base import BROADCAST_PAIRS, SAVES, away_from_zero, masked, nd, tensor_op, uniform
 
 _SQRT1_2 = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -47,14 +47,6 @@ def _elementwise_op(*args, **kwargs):
     return tensor_op(*args, elementwise=True, **kwargs)
 
 
-#: what a one-ufunc op keeps for backward (``saves=``), as the forward it implies
-_SAVES = {
-    "nothing": lambda out, xs: (),   # add, sub, neg: the rules need only g
-    "inputs": lambda out, xs: xs,    # mul: each input's rule needs the other input
-    "output": lambda out, xs: (out,),  # exp, tanh: the slope is a function of the output
-}
-
-
 def _ufunc_op(name, symbol, ufunc, saves, grads, formula, cases, **kwargs):
     """An elementwise op that is one numpy ufunc call, keeping ``saves`` for backward.
 
@@ -64,14 +56,14 @@ def _ufunc_op(name, symbol, ufunc, saves, grads, formula, cases, **kwargs):
     in a chain of tiny ops that call is a few percent of the time.  Both ways
     run the same ufunc and save the same arrays (a test compares them).
     """
-    if saves not in _SAVES:
-        raise ValueError(f"{name}: saves must be one of {', '.join(map(repr, _SAVES))}, "
+    if saves not in SAVES:
+        raise ValueError(f"{name}: saves must be one of {', '.join(map(repr, SAVES))}, "
                          f"got {saves!r}")
-    keep = _SAVES[saves]
+    keep = SAVES.index(saves)
 
     def forward(*xs):
-        out = nd(ufunc(*xs))  # an array even for 0-d inputs, so a saved output *is* the output
-        return out, keep(out, xs)
+        out = ufunc(*xs)
+        return out, (xs if keep == 1 else (out,) if keep == 2 else ())
 
     forward.__name__ = f"{name}_forward"
     forward.__doc__ = f"``{ufunc.__name__}`` of the inputs; saves {saves}."
@@ -240,8 +232,9 @@ SQRT = _ufunc_op("sqrt", "√", np.sqrt, "output",
 def _abs_grad(g, x):
     """g · sign(x), with sign(NaN) = 0 as in PyTorch (numpy's ``sign`` gives NaN there)."""
     s = np.sign(x)
-    if np.isnan(s).any():
-        s = np.where(np.isnan(s), 0, s)
+    nan = np.isnan(s)
+    if nan.any():
+        s = np.where(nan, 0, s)
     return nd(g * s)
 
 
