@@ -106,15 +106,7 @@ def checker(exercise, task: str):
 def _own_code(obj) -> set:
     """Code objects that belong to a task: the function's, or every method's of a class."""
     if inspect.isclass(obj):
-        codes = set()
-        for value in vars(obj).values():
-            fn = getattr(value, "__func__", value)  # staticmethod / classmethod
-            if isinstance(fn, property):
-                fn = fn.fget
-            code = getattr(fn, "__code__", None)
-            if code is not None:
-                codes.add(code)
-        return codes
+        return {fn.__code__ for fn in _methods(obj).values()}
     code = getattr(obj, "__code__", None)
     return {code} if code is not None else set()
 
@@ -145,8 +137,9 @@ def classify(exercise, task: str, exc: Exception, obj, *, solutions: bool = Fals
     described in a few lines rather than a traceback through the checking code."""
     ex = find(exercise)
     if isinstance(exc, NotImplementedError) and untouched(exc, obj) and not solutions:
-        stubs = _stub_methods(obj) if inspect.isclass(obj) else None
-        if not stubs or len(stubs) == len(_methods(obj)):
+        methods = _methods(obj) if inspect.isclass(obj) else {}
+        stubs = [name for name, fn in methods.items() if _is_stub(fn)]
+        if not stubs or len(stubs) == len(methods):
             return Outcome(ex, task, NOT_ATTEMPTED, "it still raises NotImplementedError")
         # Some methods are written: "not attempted" would hide that the rest is missing.
         names = ", ".join(f"{obj.__name__}.{name}" for name in stubs)
@@ -159,6 +152,8 @@ def classify(exercise, task: str, exc: Exception, obj, *, solutions: bool = Fals
 
 
 def _methods(cls) -> dict:
+    """``{name: function}`` for a class's own methods (static, class and property getters
+    unwrapped)."""
     out = {}
     for name, value in vars(cls).items():
         fn = getattr(value, "__func__", value)
@@ -182,10 +177,6 @@ def _is_stub(fn) -> bool:
         return False
     target = body[0].exc.func if isinstance(body[0].exc, ast.Call) else body[0].exc
     return isinstance(target, ast.Name) and target.id == "NotImplementedError"
-
-
-def _stub_methods(cls) -> list[str]:
-    return [name for name, fn in _methods(cls).items() if _is_stub(fn)]
 
 
 _MACHINERY = (os.path.dirname(os.path.abspath(__file__)) + os.sep + "checks" + os.sep,

@@ -376,10 +376,9 @@ class Frames:
         # nodes were released by the recorded backward: what the tape saw when the
         # recording stopped (a backward run after it, unrecorded, does not count), or
         # for a tape that cannot say, the ones whose saved values are gone now.
-        if released is None:
-            by_id = {n.id: n for n in self.nodes}
-            released = {nid for nid in self._done_at
-                        if by_id[nid].op is not None and by_id[nid].saved is None}
+        if released is None:  # (the rule of Tape.stopped, applied now)
+            nodes = (self.nodes[self._node_pos[nid]] for nid in self._done_at)
+            released = {n.id for n in nodes if n.op is not None and n.saved is None}
         #: ``{node id: first step at which its saved values are released}``
         self.released_at = {nid: k for nid, k in self._done_at.items() if nid in released}
 

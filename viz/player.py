@@ -426,8 +426,9 @@ def player_fragment(frames, template: SvgTemplate | None, grad_text, *, start: i
     # the data block; "<" only occurs inside JSON strings, where \u003c means the same.
     data = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
     if template is not None:
-        graph = template.render(frames.class_strings(start), grad_strings(frames, start, grad_text),
-                                companion_strings(frames, template, start))
+        classes = frames.class_strings(start)
+        graph = template.render(classes, grad_strings(frames, start, grad_text),
+                                companion_strings(frames, template, start, classes))
     else:
         graph = f'<div class="mg-nograph">{html.escape(note or "(no graph drawing)")}</div>'
     f0 = frames[start]
@@ -482,11 +483,15 @@ def svg_template(frames, svg: str, grad_text) -> SvgTemplate:
     return SvgTemplate(svg, frames.elements, final)
 
 
-def companion_strings(frames, template: SvgTemplate | None, step: int) -> list[str]:
-    """The state of each of ``template``'s companions (saved values) at ``step``."""
-    if template is None:
+def companion_strings(frames, template: SvgTemplate | None, step: int,
+                      classes: list[str] | None = None) -> list[str]:
+    """The state of each of ``template``'s companions (saved values) at ``step``;
+    ``classes`` are the step's ``frames.class_strings(step)`` if the caller has them."""
+    if template is None or not template.companions:  # (no saved values drawn)
         return []
-    return template.companion_classes(frames.class_strings(step), frames.released(step))
+    if classes is None:
+        classes = frames.class_strings(step)
+    return template.companion_classes(classes, frames.released(step))
 
 
 def grad_strings(frames, step: int, grad_text) -> dict[str, str]:

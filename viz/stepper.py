@@ -223,8 +223,8 @@ class Stepper:
         if t is None:
             return None
         i = self.state.step if i is None else i
-        return t.render(self.frames.class_strings(i), self._grads(i),
-                        companion_strings(self.frames, t, i))
+        classes = self.frames.class_strings(i)
+        return t.render(classes, self._grads(i), companion_strings(self.frames, t, i, classes))
 
     def _prepare_variants(self) -> None:
         """Every gradient text each node shows over the replay, numbered per node."""
@@ -264,8 +264,9 @@ class Stepper:
         row = self.frames.grad_codes[i].tolist()
         visible = [f"gv_{el[2:]}_{self._vmap[(p, row[p])]}"
                    for el, p in zip(t.grad_nodes, self._grad_pos)]
-        return state_css(self.scope, self.frames.elements, self.frames.class_strings(i),
-                         t.companions, visible, companion_strings(self.frames, t, i))
+        classes = self.frames.class_strings(i)
+        return state_css(self.scope, self.frames.elements, classes, t.companions, visible,
+                         companion_strings(self.frames, t, i, classes))
 
     # --- moving --------------------------------------------------------------------
     def __len__(self) -> int:
@@ -391,12 +392,8 @@ def _check_draw_options(options: dict) -> None:
 
 def _recorded_saved(tape) -> dict:
     """``{node id: saved values}`` the tape kept when each node was created, if it did."""
-    kept = {}
-    for e in getattr(tape, "events", ()):
-        saved = getattr(e, "saved", None) if e.kind == "created" else None
-        if saved is not None:
-            kept[e.node.id] = saved
-    return kept
+    return {e.node.id: e.saved for e in getattr(tape, "forward_events", ())
+            if e.saved is not None}
 
 
 def step_through(fn, *inputs, mode: str = "both", **options) -> Stepper:

@@ -59,6 +59,7 @@ class StepperWidget:
         widest = len(f"step {n} / {n}") + 1
         self.counter = w.Label(layout=w.Layout(width=f"{widest}ch", min_width=f"{widest}ch"))
         self.graph = w.HTML(stepper.widget_svg_html())  # sent once
+        self._legend = legend(stepper.template)  # (the drawing, so its key, never changes)
         self.restyle = w.HTML()  # a <style> per step: the only thing that changes
         self.panel = w.HTML()
         controls = w.HBox(
@@ -88,7 +89,7 @@ class StepperWidget:
         self.restyle.value = f"<style>{st.step_css(i)}</style>"
         f = st.frames[i]
         self.panel.value = (f'<div class="mg-stepper">{panel_html(f.title, f.text)}'
-                            f"{legend(st.template)}</div>")
+                            f"{self._legend}</div>")
         self.counter.value = f"step {i + 1} / {len(st.frames)}"
 
     def __repr__(self) -> str:

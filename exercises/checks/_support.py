@@ -257,13 +257,9 @@ def expect_scalar(got, *, what: str, context: str, hint: str | None = None):
         return
     if isinstance(got, np.ndarray):
         fail(f"{context}: {what} should be a single number, got an array of shape "
-             f"{got.shape}{_dtype_note(got)}: {fmt(got)}", hint)
+             f"{got.shape} (dtype {got.dtype}): {fmt(got)}", hint)
     fail(f"{context}: {what} should be a single number, got {type(got).__name__} {fmt(got)}",
          hint)
-
-
-def _dtype_note(x) -> str:
-    return f" (dtype {x.dtype})" if isinstance(x, np.ndarray) else ""
 
 
 def expect_close(got, expected, *, what: str, context: str, hint: str | None = None,

@@ -533,12 +533,15 @@ def _naive_loss(logits, targets):
     return float(-np.log(p[np.arange(len(targets)), targets]).mean())
 
 
+def _per_example_loss(logits, targets):
+    return -np.log(_softmax(logits)[np.arange(len(targets)), targets])
+
+
 mistake("ex15", "cross_entropy", "per-example losses (no mean)", "mean over the batch")(
-    lambda logits, targets: -np.log(_softmax(logits)[np.arange(len(targets)), targets]))
+    _per_example_loss)
 mistake("ex15", "cross_entropy", "no return", "returned None")(lambda logits, targets: None)
 mistake("ex15", "cross_entropy", "sum, not mean", "*mean*")(
-    lambda logits, targets: float(-np.log(_softmax(logits)[np.arange(len(targets)),
-                                                           targets]).sum()))
+    lambda logits, targets: float(_per_example_loss(logits, targets).sum()))
 
 
 def _ce_grad(g, z, y, n=True, sign=-1.0, stable=True, use_g=True):
@@ -767,18 +770,7 @@ def _saved_bytes_of_everything(root):
 @mistake("ex13", "saved_bytes", "starts the total at 0.0", "returned 376.0 (float); "
          "expected 376 (int)")
 def _saved_bytes_float(root):
-    buffers = {}
-    for node in topological_order(root):
-        for item in node.saved or ():
-            if isinstance(item, np.ndarray):
-                base = item
-                while isinstance(base.base, np.ndarray):
-                    base = base.base
-                buffers[id(base)] = base.nbytes
-    total = 0.0  # the mistake: a float total makes the byte count a float
-    for n in buffers.values():
-        total += n
-    return total
+    return float(_saved_bytes()(root))  # the mistake: the byte count comes back a float
 
 
 def _evaluate(no_grad=True, as_float=True, leave_off=False, force_on=False):
