@@ -45,17 +45,17 @@ from __future__ import annotations
 
 import inspect
 import numbers
+from functools import partial
 
 import numpy as np
 
-from .autograd.engine import unbroadcastable
+from .autograd.accumulate import unbroadcastable
 from .autograd.grad_mode import no_grad
-from .autograd.node import Node
+from .autograd.node import Node, op_node
 from .autograd.registry import Op
 from .autograd.state import grad_enabled
-from .tensor import Tensor, _leaf, _node
-from .tensor_ops import PerSlot
-from .value import Value, value_node
+from .tensor import Tensor, _leaf
+from .value import Value
 
 __all__ = ["Function", "FunctionCtx"]
 
@@ -69,7 +69,6 @@ class FunctionCtx:
         self._to_save = ()
         self._saved = None  # set while backward runs
         self._kinds = ()
-        self._cache = None
 
     def save_for_backward(self, *values) -> None:
         """Keep tensors (or arrays, numbers, None) for backward; read them via ``saved_tensors``."""
@@ -118,8 +117,9 @@ class Function:
         def forward(*xs, **attrs):
             raise TypeError(f"{name} is a custom Function: call {name}.apply(...)")
 
-        cls._op = Op(name, cls.symbol or name, forward, PerSlot(lambda slot: _rule(cls, slot)),
-                     formula, engine="custom", doc=doc, extra={"function": True, "cls": cls})
+        cls._op = Op(name=name, engine="custom", symbol=cls.symbol or name,
+                     forward=forward, vjp=partial(_vjp, cls), formulas=(formula,),
+                     variadic=True, doc=doc, function=cls)
         cls._arg_names = _argument_names(cls.forward)
 
     @staticmethod
@@ -162,12 +162,10 @@ class Function:
         ctx._positions = tuple(i for i, a in enumerate(args) if isinstance(a, Node))
         ctx._nargs = len(args)
         ctx._shapes = tuple(np.shape(n.data) for n in nodes)  # to check backward's results
-        ctx._last = max((s for s, i in enumerate(ctx._positions) if needs[i]), default=-1)
-        parents = tuple(nodes)
-        settings = _settings(cls, args, kwargs)
-        if scalar:
-            return value_node(cls._op, out, parents, saved + (ctx,), any(needs), settings)
-        return _node(cls._op, out, parents, saved, {**settings, "ctx": ctx})
+        # ctx is the node's bookkeeping for backward, kept with its settings on both engines
+        attrs = {**_settings(cls, args, kwargs), "ctx": ctx}
+        return op_node(Value if scalar else Tensor, cls._op, out, tuple(nodes), saved, attrs,
+                       scalar)
 
 
 def _argument_names(forward) -> tuple:
@@ -244,22 +242,9 @@ def _output_data(cls, out, scalar, nodes):
                     f"got {type(out).__name__}")
 
 
-def _rule(cls, slot):
-    """The gradient rule for parent ``slot`` of ``cls``'s nodes: runs ``backward`` once per pass."""
-
-    def rule(g, /, *saved, ctx=None, **_settings):  # (a setting may be called g)
-        if ctx is None:  # Value nodes keep ctx last in saved (the scalar engine passes no attrs)
-            ctx, saved = saved[-1], saved[:-1]
-        cache = ctx._cache
-        if cache is None or cache[0] is not g:
-            cache = ctx._cache = (g, _run_backward(cls, ctx, g, saved))
-        grads = cache[1]
-        if slot >= ctx._last:
-            ctx._cache = None  # the last input that needs a gradient has taken it
-        return grads[slot]
-
-    rule.__name__ = f"{cls.__name__}_grad_{slot}"
-    return rule
+def _vjp(cls, g, /, *saved, ctx, **settings):
+    """The op's vjp: run the Function's ``backward`` once, one gradient per parent."""
+    return _run_backward(cls, ctx, g, saved)
 
 
 def _run_backward(cls, ctx, g, saved):

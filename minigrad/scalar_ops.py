@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 
-from .autograd.registry import Op, passthrough, register
+from .autograd.registry import define_op, passthrough
 
 INF = math.inf
 NAN = math.nan
@@ -135,7 +135,12 @@ def _minimum_grad(g, a, b, first):
 
 
 def _op(name, symbol, forward, grads, formula, domain, doc=""):
-    return register(Op(name, symbol, forward, grads, formula, "scalar", domain, doc=doc))
+    """(transitional) A scalar op from the old positional fields."""
+    parts = tuple(p.strip() for p in formula.split(",  "))
+    if len(parts) != len(grads):
+        parts = (formula,) + ("",) * (len(grads) - 1)
+    return define_op(name=name, engine="scalar", symbol=symbol, forward=forward,
+                     grads=tuple(grads), formulas=parts, domain=domain, doc=doc)
 
 
 # Ranges chosen so every op is smooth there: division keeps away from 0, log and

@@ -23,10 +23,12 @@ import warnings
 import numpy as np
 
 from . import tensor_ops as ops
-from .autograd.node import Node, announce, init_node, mark_modified, next_id
+from .autograd.ids import next_id
+from .autograd.inplace import mark_modified
+from .autograd.node import Node, announce, init_node, op_node
 from .autograd.registry import Op, get_op
 from .autograd.state import GRAD_OFF, HOOKS, STATE
-from .tensor_ops._base import SAVES
+from .autograd.registry import SAVES
 
 __all__ = [
     "Tensor", "apply_op", "arange", "cat", "concatenate", "full", "manual_seed", "maximum",
@@ -50,15 +52,14 @@ float32 = np.dtype(np.float32)
 # called without keywords.
 def _keep(op) -> int:
     """What a one-ufunc op saves, as its position in ``SAVES``; -1 for any other op."""
-    saves = op.extra.get("saves")
-    return -1 if saves is None else SAVES.index(saves)
+    return -1 if op.ufunc is None else SAVES.index(op.saves)
 
 
 def _binary_method(op, name: str, reflected: bool = False, doc: str | None = None):
     """The Tensor method ``name``: ``op(self, other)``, or ``op(other, self)`` if reflected."""
     elementwise = op.elementwise
     forward = op.forward  # (ops are frozen records: bind once)
-    ufunc = op.extra.get("ufunc")
+    ufunc = op.ufunc
     keep = _keep(op)
 
     def binary(a, b):  # ``a`` is a Tensor: self, or the lifted operand of a reflected op
@@ -91,14 +92,14 @@ def _binary_method(op, name: str, reflected: bool = False, doc: str | None = Non
         node.parents = (a, b)
         node.saved = saved
         # An elementwise op's rules return gradients in the output's shape and dtype.
-        # They fit as they come (Node.fits) if numpy promoted nothing and broadcast no
-        # input that gets a gradient (``x * 2`` fits, ``x + bias`` does not).
+        # They fit as they come if numpy promoted nothing and broadcast no input
+        # that gets a gradient (``x * 2`` fits, ``x + bias`` does not).
         if not (elementwise and same_dtype):
-            node.fits = False
+            node.grads_fit_inputs = False
         elif a.requires_grad and b.requires_grad:
-            node.fits = ad.shape == bd.shape
+            node.grads_fit_inputs = ad.shape == bd.shape
         else:
-            node.fits = (ad if a.requires_grad else bd).shape == out.shape
+            node.grads_fit_inputs = (ad if a.requires_grad else bd).shape == out.shape
         node.attrs = None
         node.id = next_id()
         node.label = None
@@ -122,9 +123,9 @@ def _binary_method(op, name: str, reflected: bool = False, doc: str | None = Non
 def _unary_method(op, name: str, doc: str | None = None):
     """The Tensor method ``name``: ``op(self)``."""
     elementwise = op.elementwise
-    float_only = bool(op.extra.get("float_only"))
+    float_only = op.float_only
     forward = op.forward
-    ufunc = op.extra.get("ufunc")
+    ufunc = op.ufunc
     keep = _keep(op)
 
     def method(x):
@@ -138,25 +139,10 @@ def _unary_method(op, name: str, doc: str | None = None):
             out = ufunc(xd)
         if type(out) is not ndarray:  # a 0-d result: numpy gives a scalar
             out, saved = _as_array(out, saved if ufunc is None else ())
-        if not (x.requires_grad and (not GRAD_OFF[0] or STATE.grad_enabled)):
-            return _leaf(out)  # no gradient can flow: a constant, not a graph node
         if keep >= 0:  # the ufunc path: save what the op's own forward saves
             saved = (xd,) if keep == 1 else (out,) if keep == 2 else ()
-        node = _new(Tensor)
-        node.data = out
-        node.grad = None
-        node.requires_grad = True
-        node.op = op
-        node.parents = (x,)
-        node.saved = saved
-        node.fits = elementwise  # one input, which requires grad, so is float: never cast
-        node.attrs = None
-        node.id = next_id()
-        node.label = None
-        node.trace = None
-        if HOOKS[0]:
-            announce(node)
-        return node
+        # (one input, which if it requires grad is float: its gradient is never cast)
+        return op_node(Tensor, op, out, (x,), saved, None, elementwise)
 
     method.__name__ = name
     method.__qualname__ = f"Tensor.{name}"
@@ -192,7 +178,7 @@ class Tensor(Node):
             _check_differentiable(arr.dtype, "Tensor(..., requires_grad=True)")
         if name is not None and not isinstance(name, str):
             raise TypeError(f"name must be a str, got {type(name).__name__}")
-        init_node(self, arr, bool(requires_grad), None, (), (), None, name)
+        init_node(self, arr, bool(requires_grad), label=name)
 
     # --- array facts -------------------------------------------------------------------
     @property
@@ -672,7 +658,7 @@ def _check_differentiable(dtype, where: str) -> None:
 
 def _leaf(arr, label=None) -> Tensor:
     """A constant leaf (no gradient) around ``arr``, without the constructor's checks."""
-    return init_node(_new(Tensor), arr, False, None, (), (), None, label)
+    return init_node(_new(Tensor), arr, label=label)
 
 
 _NUMBERS = (float, int, np.floating, np.integer, np.bool_)
@@ -920,9 +906,8 @@ def apply_op(op, *inputs, **attrs) -> Tensor:
     else:
         tensors = inputs
     datas = [t.data for t in tensors]
-    extra = op.extra
-    if extra:
-        _prepare(extra, datas, op)
+    if op.float_only or op.promote:
+        _prepare(op, datas)
     try:
         out, saved = op.forward(*datas, **attrs)
     except (ValueError, IndexError, TypeError) as err:
@@ -947,7 +932,7 @@ def _apply_other(op, inputs, attrs):
             raise TypeError(f"{op.name}: a tensor op cannot take a Value; the scalar and "
                             f"tensor engines do not mix")
         return apply_op(op, *inputs, **attrs)
-    cls = op.extra.get("cls")
+    cls = op.function
     if cls is not None:
         raise TypeError(f"apply_op: '{op.name}' is a custom Function: call "
                         f"{cls.__name__}.apply(...)")
@@ -965,11 +950,11 @@ def _lift_all(inputs, op) -> tuple:
     return tuple(x if isinstance(x, Tensor) else _lift(x, like, op.name) for x in inputs)
 
 
-def _prepare(extra, datas, op) -> None:
+def _prepare(op, datas) -> None:
     """dtype fixes before forward: int/bool inputs of float ops become float."""
-    if extra.get("float_only") and datas and datas[0].dtype.kind != "f":
+    if op.float_only and datas and datas[0].dtype.kind != "f":
         datas[0] = datas[0].astype(float32)
-    promote = extra.get("promote")
+    promote = op.promote
     if promote:  # PyTorch's rules, as in ``_promote``
         part = slice(None) if promote is True else promote
         idx = range(len(datas))[part]
@@ -995,28 +980,8 @@ def _as_array(out, saved):
 def _node(op, out, parents, saved, attrs) -> Tensor:
     if out.__class__ is not ndarray:  # a 0-d result: numpy gives a scalar
         out, saved = _as_array(out, saved)
-    if GRAD_OFF[0] and not STATE.grad_enabled:
-        return _leaf(out)
-    for p in parents:
-        if p.requires_grad:
-            break
-    else:
-        return _leaf(out)  # no gradient can flow: a constant, not a graph node
-    node = _new(Tensor)
-    node.data = out
-    node.grad = None
-    node.requires_grad = True
-    node.op = op
-    node.parents = parents
-    node.saved = saved
-    node.attrs = attrs or None
-    node.id = next_id()
-    node.label = None
-    node.trace = None
-    node.fits = False  # a general op: backward checks each gradient it returns
-    if HOOKS[0]:
-        announce(node)
-    return node
+    # (a general op: the engine checks each gradient it returns)
+    return op_node(Tensor, op, out, parents, saved, attrs)
 
 
 def _numpy_call(t, name, dtype=None, out=None) -> Tensor:

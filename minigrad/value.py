@@ -13,8 +13,7 @@ import math
 import numbers
 
 from . import scalar_ops as ops
-from .autograd.node import Node, announce, init_node, next_id
-from .autograd.state import GRAD_OFF, HOOKS, STATE
+from .autograd.node import Node, init_node, op_node
 
 __all__ = ["Value"]
 
@@ -24,7 +23,7 @@ _new = object.__new__
 class Value(Node):
     """A scalar in a computation graph.
 
-    >>> a = Value(2.0, label="a"); b = Value(3.0, label="b")
+    >>> a = Value(2.0, name="a"); b = Value(3.0, name="b")
     >>> c = a * b + a          # a is used twice: two edges, gradients add up
     >>> c.backward()
     >>> a.grad, b.grad
@@ -33,72 +32,32 @@ class Value(Node):
 
     __slots__ = ()
 
-    def __init__(self, data, label: str | None = None, requires_grad: bool = True, *,
-                 name: str | None = None):
+    def __init__(self, data, name: str | None = None, requires_grad: bool = True, *,
+                 label: str | None = None):
         if type(data) is not float:
             data = _to_float(data)
-        if name is not None:  # the Tensor-style spelling (``name`` is ``label``'s alias)
-            if label is not None and label != name:
+        if label is not None:  # the older spelling of ``name``
+            if name is not None and label != name:
                 raise TypeError(f"Value: give label or name, not both ({label!r}, {name!r})")
-            label = name
-        if label is not None and not isinstance(label, str):
-            raise TypeError(f"label must be a str, got {type(label).__name__}")
-        init_node(self, data, bool(requires_grad), None, (), (), None, label)
+            name = label
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"name must be a str, got {type(name).__name__}")
+        init_node(self, data, bool(requires_grad), label=name)
 
     # --- building nodes ----------------------------------------------------------
-    # The hot path of the scalar engine: the slot assignments of ``init_node`` are
-    # written out here because a function call per op is a measurable share of a
-    # node's cost (see benchmarks/scalar.py).
+    # Every op runs its registry entry's forward on the floats and lets ``op_node``
+    # decide whether the result is recorded (a node) or a constant.  A float's
+    # gradient is a float, so its rules' results always fit their input.
     def _unary(self, op):
         out, saved = op.forward(self.data)
-        node = _new(Value)
-        node.data = out
-        node.grad = None
-        if self.requires_grad and (not GRAD_OFF[0] or STATE.grad_enabled):
-            node.requires_grad = True
-            node.op = op
-            node.parents = (self,)
-            node.saved = saved
-        else:
-            node.requires_grad = False
-            node.op = None
-            node.parents = ()
-            node.saved = ()
-        node.attrs = None
-        node.id = next_id()
-        node.label = None
-        node.trace = None
-        node.fits = True  # a float's gradient is a float: nothing to fit
-        if HOOKS[0]:
-            announce(node)
-        return node
+        return op_node(Value, op, out, (self,), saved, None, True)
 
     def _binary(self, op, other, reflected=False):
         if type(other) is not Value:
             other = _constant(other, op)
         a, b = (other, self) if reflected else (self, other)
         out, saved = op.forward(a.data, b.data)
-        node = _new(Value)
-        node.data = out
-        node.grad = None
-        if (a.requires_grad or b.requires_grad) and (not GRAD_OFF[0] or STATE.grad_enabled):
-            node.requires_grad = True
-            node.op = op
-            node.parents = (a, b)
-            node.saved = saved
-        else:
-            node.requires_grad = False
-            node.op = None
-            node.parents = ()
-            node.saved = ()
-        node.attrs = None
-        node.id = next_id()
-        node.label = None
-        node.trace = None
-        node.fits = True  # a float's gradient is a float: nothing to fit
-        if HOOKS[0]:
-            announce(node)
-        return node
+        return op_node(Value, op, out, (a, b), saved, None, True)
 
     # --- arithmetic ----------------------------------------------------------------
     def __add__(self, other):
@@ -227,7 +186,7 @@ class Value(Node):
 
     def detach(self) -> Value:
         """A new leaf with the same number and no history (``requires_grad=False``)."""
-        return Value(self.data, label=self.label, requires_grad=False)
+        return Value(self.data, self.label, requires_grad=False)
 
     def __repr__(self) -> str:
         grad = "None" if self.grad is None else _fmt(self.grad)
@@ -235,7 +194,7 @@ class Value(Node):
         if self.op is not None:
             extra += f", op={self.op.name}"
         if self.label:
-            extra += f", label={self.label!r}"
+            extra += f", name={self.label!r}"
         return f"Value(data={_fmt(self.data)}, grad={grad}{extra})"
 
 
@@ -248,7 +207,7 @@ def _fmt(x: float) -> str:
 
 
 def _rebuild(data, label, requires_grad, grad) -> Value:
-    v = Value(data, label=label, requires_grad=requires_grad)
+    v = Value(data, label, requires_grad=requires_grad)
     v.grad = grad
     return v
 
@@ -285,22 +244,8 @@ def apply_scalar_op(op, *inputs, **attrs) -> Value:
             raise TypeError(f"{op.name}: a scalar op cannot take a {type(x).__name__}; the "
                             f"scalar and tensor engines do not mix")
     parents = tuple(x if isinstance(x, Value) else _constant(x, op) for x in inputs)
-    if op.arity == 1:
-        return parents[0]._unary(op)
-    if op.arity == 2:
-        return parents[0]._binary(op, parents[1])
     out, saved = op.forward(*(p.data for p in parents))
-    requires = any(p.requires_grad for p in parents) and STATE.grad_enabled
-    return value_node(op, out, parents, saved, requires)
-
-
-def value_node(op, out, parents, saved, requires, attrs=None) -> Value:
-    """A Value made by ``op`` outside the operators' hot path (``apply_op``, custom
-    Functions): a graph node if ``requires``, else a constant leaf."""
-    node = object.__new__(Value)
-    if requires:
-        return init_node(node, out, True, op, parents, saved, attrs or None, None)
-    return init_node(node, out, False, None, (), (), None, None)
+    return op_node(Value, op, out, parents, saved, None, True)
 
 
 def _constant(x, op) -> Value:

@@ -16,8 +16,8 @@ from minigrad.nn import Linear, record_scopes
 
 # An op of one's own for the scalar engine, built the way the registry's are (not
 # registered, so the registry-wide tests do not see it).
-CUBE = Op("cube", "³", lambda x: (x ** 3, (x,)), (lambda g, x: g * 3 * x * x,),
-          "∂/∂x = 3x²", engine="scalar")
+CUBE = Op(name="cube", engine="scalar", symbol="³", forward=lambda x: (x ** 3, (x,)),
+          grads=(lambda g, x: g * 3 * x * x,), formulas=("∂/∂x = 3x²",))
 
 
 # --- apply_op -----------------------------------------------------------------------------
@@ -197,12 +197,13 @@ def test_function_settings_do_not_keep_arrays_alive():
 def test_apply_op_on_an_op_subclass_and_a_scalar_op_given_a_tensor():
     import dataclasses
 
-    @dataclasses.dataclass(frozen=True, eq=False)
+    @dataclasses.dataclass(frozen=True, eq=False, kw_only=True)
     class MyOp(Op):
         pass
 
     tanh = tensor_ops.TANH
-    mine = MyOp("mytanh", "t", tanh.forward, tanh.grads, "", "tensor")
+    mine = MyOp(name="mytanh", engine="tensor", symbol="t", forward=tanh.forward,
+                grads=tanh.grads, formulas=("",))
     out = mg.apply_op(mine, Tensor(np.ones(3), requires_grad=True))
     np.testing.assert_allclose(out.data, np.tanh(np.ones(3)))
     with pytest.raises(TypeError, match="cube: a scalar op cannot take a Tensor"):

@@ -148,8 +148,9 @@ def test_gradcheck_passes_and_catches_a_wrong_rule():
 
     from minigrad.autograd.registry import Op
 
-    wrong = Op("bad_square", "sq", lambda x: (x * x, (x,)), (lambda g, x: g * x,),
-               "∂/∂x = 2x (implemented as x)", "test")
+    wrong = Op(name="bad_square", engine="scalar", symbol="sq",
+               forward=lambda x: (x * x, (x,)), grads=(lambda g, x: g * x,),
+               formulas=("∂/∂x = 2x (implemented as x)",))
     with pytest.raises(minigrad.GradcheckError, match="input 0"):
         minigrad.gradcheck(lambda x: x._unary(wrong), Value(1.5))
 
@@ -276,8 +277,9 @@ def test_a_non_leaf_no_gradient_reaches_is_skipped_not_an_error():
     from minigrad.autograd.registry import Op
     from minigrad.tensor import apply_op
 
-    stop = Op("stop_gradient", "sg", lambda x: (x.copy(), ()), (lambda g: None,),
-              "∂/∂x = 0 by declaration", engine="tensor")
+    stop = Op(name="stop_gradient", engine="tensor", symbol="sg",
+              forward=lambda x: (x.copy(), ()), grads=(lambda g: None,),
+              formulas=("∂/∂x = 0 by declaration",))
     x = minigrad.tensor([1.0, 2.0], requires_grad=True)
     hidden = x * 3.0
     y = (apply_op(stop, hidden) + x).sum()

@@ -320,8 +320,9 @@ def test_gradcheck_tuple_of_several_inputs_and_constants():
 def test_gradcheck_tuple_form_still_catches_a_wrong_rule():
     from minigrad.autograd.registry import Op
 
-    wrong = Op("bad_square_t", "sq", lambda x: (x * x, (x,)), (lambda g, x: g * x,),
-               "∂/∂x = 2x (implemented as x)", "test")
+    wrong = Op(name="bad_square_t", engine="scalar", symbol="sq",
+               forward=lambda x: (x * x, (x,)), grads=(lambda g, x: g * x,),
+               formulas=("∂/∂x = 2x (implemented as x)",))
     with pytest.raises(mg.GradcheckError, match="input 0"):
         gradcheck(lambda v: v._unary(wrong), (mg.Value(1.5),))
 

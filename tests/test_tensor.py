@@ -624,7 +624,7 @@ class TestGraph:
 
 
 class TestFits:
-    """``Node.fits``: an elementwise node that broadcast and promoted nothing, whose
+    """``Node.grads_fit_inputs``: an elementwise node that broadcast and promoted nothing, whose
     gradients backward adds in unchecked.  Everything else is checked edge by edge;
     both paths must give the same gradients, dtypes and ownership."""
 
@@ -632,15 +632,15 @@ class TestFits:
         a = leaf(np.ones((2, 3)), np.float32)
         b = leaf(np.ones((2, 3)), np.float32)
         bias = leaf(np.ones(3), np.float32)
-        assert (a * b).fits and (a - b).tanh().fits and (-a).fits
-        assert (a * 2.0).fits and (1 - a).fits  # the constant is broadcast, not a
-        assert not (a + bias).fits  # bias gets a gradient that must be summed down
-        assert not (a * leaf(np.ones((2, 3)))).fits  # float32 * float64: promoted
-        assert not (a @ leaf(np.ones((3, 3)), np.float32)).fits  # not elementwise
-        assert not a.sum().fits and not a.leaky_relu().fits  # general ops: checked
-        assert not a.fits  # a leaf
+        assert (a * b).grads_fit_inputs and (a - b).tanh().grads_fit_inputs and (-a).grads_fit_inputs
+        assert (a * 2.0).grads_fit_inputs and (1 - a).grads_fit_inputs  # the constant is broadcast, not a
+        assert not (a + bias).grads_fit_inputs  # bias gets a gradient that must be summed down
+        assert not (a * leaf(np.ones((2, 3)))).grads_fit_inputs  # float32 * float64: promoted
+        assert not (a @ leaf(np.ones((3, 3)), np.float32)).grads_fit_inputs  # not elementwise
+        assert not a.sum().grads_fit_inputs and not a.leaky_relu().grads_fit_inputs  # general ops: checked
+        assert not a.grads_fit_inputs  # a leaf
         with no_grad():
-            assert not (a * b).fits
+            assert not (a * b).grads_fit_inputs
 
     @pytest.mark.parametrize("name", ["add", "sub", "mul", "truediv", "pow", "maximum",
                                       "minimum"])
@@ -656,7 +656,7 @@ class TestFits:
             a = leaf(av, np.float32)
             b = leaf(bv, np.float32)
             out = fn(a, b) if fast else apply_op(minigrad.autograd.get_op(op, "tensor"), a, b)
-            assert out.fits is fast
+            assert out.grads_fit_inputs is fast
             (out * out).sum().backward()
             grads.append((a.grad, b.grad))
             assert a.grad.dtype == b.grad.dtype == np.float32
@@ -686,7 +686,7 @@ class TestFits:
     def test_zero_d_fast_path_gives_arrays(self):
         x = leaf(2.0, np.float32)
         y = (x * x).tanh() + x
-        assert y.fits
+        assert y.grads_fit_inputs
         y.backward()
         assert isinstance(x.grad, np.ndarray) and x.grad.shape == () and x.grad.dtype == np.float32
 

@@ -14,12 +14,12 @@ import pytest
 
 import minigrad
 from minigrad import Tensor
-from minigrad.autograd import engine, trace
+from minigrad.autograd import fast, trace
 from minigrad.autograd.registry import Op, passthrough, registered_ops
 from minigrad.tensor import apply_op
 from minigrad.tensor_ops import elementwise
 
-UFUNC_OPS = [op for op in registered_ops("tensor") if op.extra.get("ufunc") is not None]
+UFUNC_OPS = [op for op in registered_ops("tensor") if op.ufunc is not None]
 
 #: the Tensor method that runs each one-ufunc op
 METHODS = {"add": "__add__", "sub": "__sub__", "mul": "__mul__", "neg": "__neg__",
@@ -53,7 +53,7 @@ def test_operator_and_apply_op_save_the_same(op, shape, dtype):
     assert len(fast.saved) == len(slow.saved)
     for f, s in zip(fast.saved, slow.saved):
         assert _same(f, s)
-    saves = op.extra["saves"]
+    saves = op.saves
     for node in (fast, slow):
         if saves == "output":  # the output itself (an ndarray even for 0-d), not a copy
             assert node.saved[0] is node.data
@@ -70,7 +70,7 @@ def test_operator_and_apply_op_give_the_same_gradients(op):
     for fast in (True, False):
         xs = _inputs(op, (2, 3), np.float64, np.random.default_rng(2))
         out = getattr(Tensor, METHODS[op.name])(*xs) if fast else apply_op(op, *xs)
-        assert out.fits is fast  # (apply_op's nodes are checked edge by edge)
+        assert out.grads_fit_inputs is fast  # (apply_op's nodes are checked edge by edge)
         out.backward(upstream)
         grads.append([x.grad for x in xs])
     for f, s in zip(*grads):
@@ -128,8 +128,8 @@ def test_add_and_sub_pass_their_gradient_through():
 def _identity_op():
     # An op of the student's own, with passthrough as its rule: the engine must
     # recognise it without knowing the op.
-    return Op("ident", "id", lambda x: (x.copy(), ()), (passthrough,), "∂/∂x = 1",
-              engine="tensor", elementwise=True)
+    return Op(name="ident", engine="tensor", symbol="id", forward=lambda x: (x.copy(), ()),
+              grads=(passthrough,), formulas=("∂/∂x = 1",), elementwise=True)
 
 
 @pytest.mark.parametrize("observed", [False, True])
@@ -157,4 +157,4 @@ def test_a_leaf_gets_its_own_copy_of_a_passed_through_gradient():
     s.backward(np.full(3, 2.0))
     assert not np.shares_memory(a.grad, b.grad)
     assert not np.shares_memory(a.grad, s.grad) and not np.shares_memory(b.grad, s.grad)
-    assert engine.passthrough is passthrough  # the one the loop tests for
+    assert fast.passthrough is passthrough  # the one the loop tests for

@@ -202,7 +202,7 @@ def test_ids_are_increasing_and_stable_within_a_graph():
 def test_repr():
     x = Value(2.0, "x")
     y = x * 3
-    assert repr(x) == "Value(data=2.0000, grad=None, label='x')"
+    assert repr(x) == "Value(data=2.0000, grad=None, name='x')"
     y.backward()
     assert repr(y) == "Value(data=6.0000, grad=1.0000, op=mul)"
 

@@ -158,7 +158,7 @@ def test_value_behaves_like_a_number_where_python_asks():
 def test_repr_shows_small_and_large_numbers():
     x = Value(1e-3, label="x")
     (x ** 3).backward()
-    assert repr(x) == "Value(data=0.0010, grad=3.0000e-06, label='x')"
+    assert repr(x) == "Value(data=0.0010, grad=3.0000e-06, name='x')"
     assert repr(Value(1e20)) == "Value(data=1.0000e+20, grad=None)"
     assert repr(Value(2.0)) == "Value(data=2.0000, grad=None)"
 

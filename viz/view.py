@@ -426,7 +426,6 @@ def _visible_name(name):
 def _saved_items(node, saved, digits, width, preview):
     if saved is None:
         return None
-    saved = _unwrap_saved(saved)
     items = []
     for k, v in enumerate(saved):
         # Inputs first: an op whose output is one of its inputs (scalar ReLU of x > 0,
@@ -451,17 +450,11 @@ def _is_shape(v) -> bool:
     return isinstance(v, tuple) and all(isinstance(n, int) for n in v)
 
 
-def _unwrap_saved(saved) -> tuple:
-    """The values a node saved; a custom Function on Values keeps its ``ctx`` there too."""
-    return tuple(v for v in saved if not hasattr(v, "save_for_backward"))
-
-
 def _is_custom(op) -> bool:
     """Was this node made by a user-defined ``minigrad.Function``?"""
     if op is None:
         return False
-    extra = op.extra or {}
-    return bool(extra.get("function")) or op.engine == "function"
+    return op.function is not None
 
 
 # --------------------------------------------------------------------- module scopes

@@ -6,9 +6,8 @@ import math
 
 import numpy as np
 
-from minigrad import Value, is_grad_enabled
+from minigrad import Value, apply_op
 from minigrad.autograd import Op
-from minigrad.autograd.node import init_node
 
 from ._support import call, expect_array, expect_close, fail, fmt, fmt_typed, rng_for
 
@@ -68,15 +67,13 @@ def check_numerical_gradient(numerical_gradient):
 
 # --- gradcheck ------------------------------------------------------------------------
 def _broken(name, symbol, forward, grads):
-    """An op whose backward rules are wrong on purpose, and a function applying it."""
-    op = Op(name, symbol, forward, grads, "(deliberately wrong)", engine="exercise-broken")
+    """An op whose backward rules are wrong on purpose, and a function applying it
+    (an unregistered scalar op: ``apply_op`` runs it like any other)."""
+    op = Op(name=name, engine="scalar", symbol=symbol, forward=forward, grads=grads,
+            formulas=("(deliberately wrong)",) * len(grads))
 
     def apply(*xs):
-        out, saved = op.forward(*(x.data for x in xs))
-        if not is_grad_enabled() or not any(x.requires_grad for x in xs):
-            return Value(out, requires_grad=False)
-        node = object.__new__(Value)
-        return init_node(node, out, True, op, tuple(xs), saved, None, None)
+        return apply_op(op, *xs)
 
     return apply
 
@@ -127,7 +124,7 @@ CASES = [  # (fn, inputs, expected answer, description)
 
 def check_gradcheck(gradcheck):
     for fn, data, expected, name in CASES:
-        values = [Value(x, label="abc"[i]) for i, x in enumerate(data)]
+        values = [Value(x, name="abc"[i]) for i, x in enumerate(data)]
         for v in values:
             v.grad = 5.0  # stale gradients from "earlier work"
         context = f"gradcheck(fn, {', '.join(fmt(x) for x in data)}) with fn = {name}"

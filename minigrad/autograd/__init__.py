@@ -7,12 +7,12 @@ from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .gradcheck import GradcheckError, gradcheck
 from .graph import topological_order
 from .node import Node
-from .registry import Op, get_op, register, registered_ops
+from .registry import Op, define_op, get_op, register, registered_ops
 from .trace import Contribute, Created, Seeded, Tape, Visit, record
 
 __all__ = [
     "AnomalyError", "Contribute", "Created", "GradcheckError", "GraphReleasedError",
-    "Node", "Op", "Seeded", "Tape", "Visit", "backward", "detect_anomaly", "enable_grad",
+    "Node", "Op", "define_op", "Seeded", "Tape", "Visit", "backward", "detect_anomaly", "enable_grad",
     "get_op", "gradcheck", "is_grad_enabled", "no_grad", "record", "register",
     "registered_ops", "set_grad_enabled", "topological_order", "unbroadcast",
 ]

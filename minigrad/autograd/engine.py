@@ -6,25 +6,29 @@ For a root ``L`` and every node ``v`` it depends on, backward computes
     dL/dv = Σ over children c of v:  dL/dc · ∂c/∂v
 
 Each op's rule computes one term, ``g · ∂c/∂v`` with ``g = dL/dc``; the engine
-adds the terms up.  Keeping the ``+=`` here, and not in every op, is what lets
-a recorder see each edge's contribution, and makes the accumulation for a
-shared subexpression (``x*x``, a diamond) impossible to forget.
-
-The steps:
+adds the terms up (``accumulate``).  This module is the *reference engine*, the
+one to read aloud:
 
 1. seed ``dL/dL = 1`` (or the given upstream gradient);
-2. order the non-leaves (``topological_order``, iterative; leaves run no rule);
-3. walk it from the root towards the leaves, calling each op's rules and
-   adding their results into the parents, reduced by ``unbroadcast`` when
-   numpy broadcasting made the parent look bigger in the forward pass (a
-   node that ``fits``, an elementwise op that broadcast nothing, skips the
-   check: see ``_run_tensor``);
-4. release saved values unless ``retain_graph=True``.
+2. order the graph: ``topological_order`` (an iterative walk, so a
+   million-node chain works) lists every node after all of its inputs;
+3. walk that order backwards, from the root towards the leaves.  A node is
+   reached only after every node that uses it, so its ``.grad`` is complete:
+   call its op's rules with it, and add each result into the parent it
+   belongs to, summed down to the parent's shape (``unbroadcast``);
+4. release what the ops saved, unless ``retain_graph=True``.
+
+Every step is announced to active recorders (``seeded``, ``visit``,
+``contribute``), which is how the stepper and the HTML player replay backward.
+
+When no recorder or anomaly mode is watching, ``backward`` runs the *fast
+engine* (``fast.py``) instead: the same walk with shortcuts for speed, each
+listed there with the test that proves it, and a test over the whole op
+registry proves the two give bit-identical gradients.
 
 Leaves accumulate across calls (PyTorch semantics: call ``zero_grad``).  Every
 non-leaf's gradient is reset at the start of a pass, so nothing from an earlier
-pass leaks in; after the pass it holds this pass's ``dL/dv`` so that the
-renderers can show it.
+pass leaks in; after the pass it holds this pass's ``dL/dv``, for the renderers.
 """
 
 from __future__ import annotations
@@ -33,52 +37,112 @@ import math
 
 import numpy as np
 
+from . import fast
+from .accumulate import accumulate, unbroadcast, unbroadcastable, vjp_results
 from .graph import topological_order
-from .registry import passthrough
-from .state import HOOKS, MODIFIED, STATE
+from .inplace import check_unmodified
+from .state import HOOKS, STATE
 
-__all__ = ["backward", "unbroadcast", "unbroadcastable", "check_unmodified",
-           "GraphReleasedError"]
+__all__ = ["backward", "run_reference", "local_gradients", "unbroadcast", "unbroadcastable",
+           "GraphReleasedError", "ENGINES"]
+
+#: the two ways to run a backward pass (``backward(..., engine=...)``)
+ENGINES = ("reference", "fast")
 
 
 class GraphReleasedError(RuntimeError):
     """Backward reached a node whose saved values were already freed."""
 
 
-def unbroadcast(grad: np.ndarray, shape: tuple) -> np.ndarray:
-    """Sum ``grad`` down to ``shape``: the backward of numpy broadcasting.
+def backward(root, gradient=None, retain_graph: bool = False, *, engine: str | None = None):
+    """Compute d(root)/d(node) for every node ``root`` depends on (see the module doc).
 
-    If the forward pass broadcast an input of shape ``(3, 1)`` to ``(2, 3, 4)``,
-    every input element was used 2·4 times, once per copy; its gradient is the
-    sum of the gradients of its copies.  So we sum over the axes broadcasting
-    added in front (here axis 0) and over the axes where the input had size 1
-    (here axis 2, kept with size 1).
+    ``engine`` picks the loop: ``"reference"`` (this module's, announcing every
+    step) or ``"fast"``; by default the reference one runs when a recorder or
+    anomaly mode is watching, the fast one otherwise.  Both give the same bits.
     """
-    shape = tuple(shape)
-    if grad.shape == shape:
-        return grad
-    extra = grad.ndim - len(shape)
-    if extra == 1 and grad.shape[1:] == shape:  # the common case: a bias added to rows
-        # (asarray: summing a 1-D gradient for a 0-d input gives a numpy scalar, which
-        # the engine could not add into in place)
-        return np.asarray(grad.sum(axis=0))
-    if not unbroadcastable(grad.shape, shape):
-        raise ValueError(
-            f"unbroadcast: a gradient of shape {grad.shape} cannot come from "
-            f"broadcasting shape {shape}"
+    if engine is not None and engine not in ENGINES:
+        raise ValueError(f"backward: engine must be one of {ENGINES}, got {engine!r}")
+    if not root.requires_grad:
+        raise RuntimeError(
+            "backward(): this output does not require grad, so there is no graph to "
+            "go back through. Create the inputs with requires_grad=True (and make "
+            "sure grad mode was on, i.e. not inside no_grad())."
         )
-    axes = tuple(range(extra)) + tuple(
-        extra + i for i, n in enumerate(shape) if n == 1 and grad.shape[extra + i] != 1
-    )
-    summed = grad.sum(axis=axes, keepdims=True) if axes else grad
-    return summed.reshape(shape)
+    seed = _seed(root, gradient)
+    if root.op is None:  # backward() on a leaf: dL/dL = 1 accumulates like any leaf
+        if root.grad is not None:
+            root.grad = root.grad + seed
+        else:  # the leaf's .grad is its own, not the caller's gradient array
+            given = gradient is not None and isinstance(seed, np.ndarray)
+            root.grad = seed.copy() if given else seed
+        return
+    # Only nodes made by an op have a rule to run; leaves just receive.
+    order = topological_order(root, leaves=False)
+    check_unmodified(order)
+    for node in order:
+        # Refuse before anything is added anywhere: finding a released node halfway
+        # would leave the leaves' .grad half-updated.
+        if node.saved is None:
+            raise _released_error(node)
+        node.grad = None  # a non-leaf's .grad holds this pass's sum only
+    root.grad = seed
+    watched = HOOKS[0] and (STATE.recorders or STATE.anomaly)
+    # Like PyTorch, backward produces inf/nan silently (d sqrt(x)/dx at 0 is inf);
+    # detect_anomaly() is the tool that finds where they come from.
+    with np.errstate(all="ignore"):
+        if engine == "reference" or (engine is None and watched):
+            run_reference(root, seed, order, retain_graph)
+        elif isinstance(seed, np.ndarray):
+            fast.run_tensor(order, retain_graph)
+        else:
+            fast.run_scalar(order, retain_graph)
 
 
-def unbroadcastable(big: tuple, shape: tuple) -> bool:
-    """Whether broadcasting can make ``shape`` into ``big``, so that ``unbroadcast``
-    can sum a gradient of shape ``big`` back down to ``shape``."""
-    extra = len(big) - len(shape)
-    return extra >= 0 and all(n == 1 or n == big[extra + i] for i, n in enumerate(shape))
+def run_reference(root, seed, order, retain_graph) -> None:
+    """Steps 3 and 4: the chain rule over ``order`` (parents first), announced."""
+    recorders = STATE.recorders
+    anomaly = STATE.anomaly
+    for rec in recorders:
+        rec.seeded(root, seed)
+    for node in reversed(order):
+        g = node.grad  # dL/dnode, complete: every node that uses this one came first
+        if g is not None:  # None: no differentiable path from the root reaches it
+            for rec in recorders:
+                rec.visit(node, g)
+            locals_ = local_gradients(node, g)
+            for slot, (parent, local) in enumerate(zip(node.parents, locals_)):
+                if local is None:  # the parent needs no gradient, or the op gives none
+                    continue
+                if anomaly and _not_finite(local):
+                    from .anomaly import anomaly_error
+
+                    raise anomaly_error(node, parent, slot, local)
+                before = parent.grad
+                accumulate(parent, local)  # parent.grad += g · ∂node/∂parent
+                for rec in recorders:
+                    rec.contribute(node, parent, slot, local, before, parent.grad)
+        if not retain_graph:
+            node.saved = None
+
+
+def local_gradients(node, g) -> list:
+    """``g · ∂node/∂parent`` for each parent, in order: what the op's rules return.
+
+    ``None`` for a parent that needs no gradient (its rule is not even called).
+    An op gives its rules either one per input (``grads``) or as one ``vjp``
+    returning a gradient per input (a custom Function, ``cat``); both come out
+    here the same way.
+    """
+    op = node.op
+    saved = node.saved
+    attrs = node.attrs or {}
+    if op.grads:
+        return [rule(g, *saved, **attrs) if parent.requires_grad else None
+                for parent, rule in zip(node.parents, op.grads)]
+    grads = op.vjp(g, *saved, **attrs)
+    return [grad if parent.requires_grad else None
+            for parent, grad in zip(node.parents, vjp_results(node, grads))]
 
 
 def _seed(root, gradient):
@@ -132,254 +196,7 @@ def _released_error(node):
     )
 
 
-def check_unmodified(order) -> None:
-    """Refuse a graph whose saved arrays were changed in place after they were saved.
-
-    ``y = x * w`` saves ``w`` for ``dy/dx = w``; an optimizer step or ``w -= ...``
-    under ``no_grad()`` before ``y.backward()`` would make that gradient use the
-    new ``w`` silently.  PyTorch raises here too ("modified by an inplace
-    operation").  A change stamps the tensor (``node.mark_modified``) with a
-    value of the counter that numbers nodes; a node made before the stamp is
-    stale if one of its saved arrays shares memory with the changed data, which
-    also catches what an op saved through a view (``x @ w.T``, ``w[0]``,
-    ``w.detach()``).
-
-    It is conservative: ops keep all their inputs (``mul`` saves both), so a
-    changed saved input is refused even if only the gradient that does not use
-    it is needed.  PyTorch saves per requested gradient and refuses a bit less.
-    """
-    from .node import changed_since  # (node imports this module)
-
-    changed = changed_since(order[0].id)
-    if not changed:
-        return
-    for node in order:
-        saved = node.saved
-        if not saved:
-            continue
-        arrays = [s for s in saved if isinstance(s, np.ndarray)]
-        for tensor, stamp in changed:
-            if stamp > node.id and _overlaps(arrays, tensor.data):
-                label = f" '{tensor.label}'" if tensor.label else ""
-                direct = any(p is tensor for p in node.parents)
-                raise RuntimeError(
-                    f"backward(): tensor #{tensor.id}{label} of shape {tensor.data.shape} was "
-                    f"changed in place (by an optimizer step, load_state_dict or a `+=`-style "
-                    f"update under no_grad()) after op '{node.op.name}' (node #{node.id}) "
-                    f"saved {'it' if direct else 'a view of it'} for backward: the gradients "
-                    f"would silently mix the old forward pass with the new values. Call "
-                    f"backward() before updating, or recompute the forward pass after it.")
-
-
-def _overlaps(arrays, data) -> bool:
-    """Whether any of ``arrays`` shares memory with ``data`` (exactly, within reason)."""
-    for a in arrays:
-        if np.may_share_memory(a, data):  # cheap bounds test first
-            try:
-                if np.shares_memory(a, data, max_work=10_000):
-                    return True
-            except np.exceptions.TooHardError:
-                return True
-    return False
-
-
 def _not_finite(x) -> bool:
     if isinstance(x, np.ndarray):
         return not np.isfinite(x).all()
     return not math.isfinite(x)
-
-
-def backward(root, gradient=None, retain_graph: bool = False) -> None:
-    """Compute d(root)/d(node) for every node ``root`` depends on (see module doc)."""
-    if not root.requires_grad:
-        raise RuntimeError(
-            "backward(): this output does not require grad, so there is no graph to "
-            "go back through. Create the inputs with requires_grad=True (and make "
-            "sure grad mode was on, i.e. not inside no_grad())."
-        )
-    seed = _seed(root, gradient)
-    if root.op is None:  # backward() on a leaf: dL/dL = 1 accumulates like any leaf
-        if root.grad is not None:
-            root.grad = root.grad + seed
-        else:  # the leaf's .grad is its own, not the caller's gradient array
-            given = gradient is not None and isinstance(seed, np.ndarray)
-            root.grad = seed.copy() if given else seed
-        return
-    if root.saved is None:
-        raise _released_error(root)
-    # Only nodes made by an op have a rule to run; leaves just receive.
-    order = topological_order(root, leaves=False)
-    if MODIFIED[0] > order[0].id:  # something changed in place since this graph began
-        check_unmodified(order)
-    for node in order:
-        # Refuse before anything is added anywhere: finding a released node halfway
-        # would leave the leaves' .grad half-updated.
-        if node.saved is None:
-            raise _released_error(node)
-        node.grad = None  # a non-leaf's .grad holds this pass's sum only
-    root.grad = seed
-    if HOOKS[0] and (STATE.recorders or STATE.anomaly):
-        with np.errstate(all="ignore"):
-            _run_observed(root, seed, order, retain_graph, STATE.recorders, STATE.anomaly)
-    elif isinstance(seed, np.ndarray):
-        # Like PyTorch, backward produces inf/nan silently (d sqrt(x)/dx at 0 is inf);
-        # detect_anomaly() is the tool that finds where they come from.
-        with np.errstate(all="ignore"):
-            _run_tensor(order, retain_graph)
-    else:
-        _run_scalar(order, retain_graph)
-
-
-# The three loops below are the same algorithm.  ``order`` holds the non-leaves,
-# parents first, so walking it reversed reaches a node only after every node that
-# uses it: its ``.grad``, summed in place as contributions arrive, is complete by
-# then.  Leaves accumulate into ``.grad`` the same way, but across passes too.
-
-
-def _run_scalar(order, retain_graph) -> None:
-    """The chain rule on floats: the whole algorithm in a dozen lines."""
-    for node in reversed(order):
-        g = node.grad
-        if g is not None:  # None: nothing that needs a gradient depends on this node
-            saved = node.saved
-            for parent, rule in zip(node.parents, node.op.grads):
-                if parent.requires_grad:
-                    local = rule(g, *saved)
-                    grad = parent.grad
-                    parent.grad = local if grad is None else grad + local
-        if not retain_graph:
-            node.saved = None
-
-
-def _run_tensor(order, retain_graph) -> None:
-    """The same walk for arrays, written for speed (see ``_accumulate_array`` for the rules).
-
-    Three shortcuts keep a 4x4 op cheap without giving up a check:
-
-    * rules are called with the saved values spelled out (``rule(g, a, b)``): a
-      call with ``*saved`` costs about a microsecond more;
-    * a ``passthrough`` rule (``a + b``) is not called at all: its result is ``g``;
-    * a node that ``fits`` (an elementwise op that broadcast and promoted
-      nothing) gets gradients already in each input's shape and dtype, so they
-      go straight into ``.grad``, and a leaf copies only the ``g`` that ``add``
-      passes through.  Any other node has each result checked and fitted by
-      ``_accumulate_array``.
-    """
-    owned = set()
-    for node in reversed(order):  # (backward checked that nothing here is released)
-        saved = node.saved
-        g = node.grad
-        if g is not None:  # None: every path from the root here was non-differentiable
-            attrs = node.attrs
-            fits = node.fits
-            n = len(saved)
-            if n == 1:
-                s0, = saved
-            elif n == 2:
-                s0, s1 = saved
-            for parent, rule in zip(node.parents, node.op.grads):
-                if not parent.requires_grad:
-                    continue
-                if rule is passthrough:  # ∂out/∂input = 1: no call needed
-                    local = g
-                elif attrs:
-                    local = rule(g, *saved, **attrs)
-                elif n == 1:
-                    local = rule(g, s0)
-                elif n == 2:
-                    local = rule(g, s0, s1)
-                elif n == 0:
-                    local = rule(g)
-                else:
-                    local = rule(g, *saved)
-                if local is None:
-                    continue
-                if fits:  # already in the parent's shape and dtype
-                    if parent.grad is not None:
-                        _accumulate_array(parent, local, g, owned)
-                    elif local is g and parent.op is None:
-                        # A leaf must not share the g that add passed through.
-                        parent.grad = local.copy()
-                        owned.add(parent.id)
-                    else:
-                        parent.grad = local
-                    continue
-                _accumulate_array(parent, local, g, owned)
-        if not retain_graph:
-            node.saved = None
-
-
-def _run_observed(root, seed, order, retain_graph, recorders, anomaly) -> None:
-    """The general walk: announces every step to recorders and checks for NaN/Inf."""
-    tensor = isinstance(seed, np.ndarray)
-    owned = set()
-    for rec in recorders:
-        rec.seeded(root, seed)
-    for node in reversed(order):  # (backward checked that nothing here is released)
-        saved = node.saved
-        g = node.grad
-        if g is not None:
-            for rec in recorders:
-                rec.visit(node, g)
-            for slot, parent in enumerate(node.parents):
-                if parent.requires_grad:
-                    _observe_edge(node, slot, parent, g, saved, tensor, owned, recorders, anomaly)
-        if not retain_graph:
-            node.saved = None
-
-
-def _observe_edge(node, slot, parent, g, saved, tensor, owned, recorders, anomaly) -> None:
-    """One edge of ``_run_observed``: compute, check, accumulate, announce."""
-    attrs = node.attrs
-    rule = node.op.grads[slot]
-    local = rule(g, *saved, **attrs) if attrs else rule(g, *saved)
-    if local is None:
-        return
-    if anomaly and _not_finite(local):
-        from .anomaly import anomaly_error
-
-        raise anomaly_error(node, parent, slot, local)
-    before = parent.grad
-    if tensor:
-        _accumulate_array(parent, local, g, owned)
-    else:
-        parent.grad = local if before is None else before + local
-    for rec in recorders:
-        rec.contribute(node, parent, slot, local, before, parent.grad)
-
-
-def _accumulate_array(parent, local, g, owned) -> None:
-    """``parent.grad += local`` for arrays, without needless copies and without aliasing bugs.
-
-    ``local`` comes in the shape the op's output had; numpy broadcasting in the
-    forward pass may have made the parent look bigger, so it is summed back down
-    (``unbroadcast``) and cast to the parent's dtype.  Then:
-
-    * the first contribution to a non-leaf is stored as is (no copy).  It may be
-      shared with another node (``add`` passes ``g`` straight through), so
-    * the second contribution allocates a fresh sum, which is ours: ``owned``;
-    * from the third on we add into that buffer in place.
-
-    A leaf's ``.grad`` belongs to the user and outlives the pass, so it is never
-    left as a view of another node's gradient (a shared first contribution is
-    copied), and a gradient left from an earlier pass is replaced by a fresh sum,
-    not modified under the user's feet.
-    """
-    data = parent.data
-    if local.shape != data.shape:
-        local = unbroadcast(local, data.shape)
-    if local.dtype is not data.dtype and local.dtype != data.dtype:
-        local = local.astype(data.dtype)
-    current = parent.grad
-    if current is None:
-        if parent.op is None and (
-            local is g or local.base is not None or not local.flags.writeable
-        ):
-            local = local.copy()
-            owned.add(parent.id)
-        parent.grad = local
-    elif parent.id in owned:
-        current += local
-    else:
-        parent.grad = np.asarray(current + local)  # 0-d + 0-d gives a numpy scalar
-        owned.add(parent.id)

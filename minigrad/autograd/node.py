@@ -1,28 +1,29 @@
-"""The graph record shared by both engines.
+"""The graph record shared by both engines, and the one way to make one.
 
 A ``Node`` is one value in a computation together with how it was made:
 
-===================  ==========================================================
-``data``             a float (``Value``) or a ``numpy.ndarray`` (``Tensor``)
-``grad``             same kind as ``data``; ``None`` until a gradient flows in
-``requires_grad``    whether gradients should flow to (and through) this node
-``op``               the registry ``Op`` that produced it; ``None`` for a leaf
-``parents``          the op's inputs, an ordered tuple; ``x*x`` lists ``x`` twice
-``saved``            what the op kept for backward; ``None`` once released
-``attrs``            op settings (axis, shapes, ...) or ``None``
-``id``               a stable integer from a counter (never ``id()``): renderers
-                     and tests can name nodes the same way run after run
-``label``            an optional name shown by the renderers
-``trace``            where the node was created, kept only under anomaly mode
-``fits``             True when the op is elementwise and no input was broadcast
-                     or promoted: each rule's result already has its input's
-                     shape and dtype, so backward adds it in unchecked
-===================  ==========================================================
+====================  =========================================================
+``data``              a float (``Value``) or a ``numpy.ndarray`` (``Tensor``)
+``grad``              same kind as ``data``; ``None`` until a gradient flows in
+``requires_grad``     whether gradients should flow to (and through) this node
+``op``                the registry ``Op`` that produced it; ``None`` for a leaf
+``parents``           the op's inputs, an ordered tuple; ``x*x`` lists ``x`` twice
+``saved``             what the op kept for backward; ``None`` once released
+``attrs``             the op's settings (axis, shapes, ...) or ``None``
+``id``                a stable integer from a counter (never ``id()``): renderers
+                      and tests can name nodes the same way run after run
+``label``             an optional name shown by the renderers (``name`` is the same)
+``trace``             where the node was created, kept only under anomaly mode
+``grads_fit_inputs``  True when each of the op's gradient rules already returns
+                      its input's shape and dtype (an elementwise op that
+                      broadcast and promoted nothing), so the fast engine adds
+                      it in unchecked
+====================  =========================================================
 
-In-place changes are tracked the way PyTorch's version counters are, at no
-cost per op: ``mark_modified`` stamps the changed tensor with a fresh value of
-the same counter that numbers nodes, so "changed after node ``n`` was made" is
-simply ``stamp > n.id``; backward then checks whether ``n`` saved memory of it.
+Every node is made by ``init_node`` (all slots, in one place), and every op
+decides whether to record itself with ``should_record`` (grad mode on, and
+some input requires grad); ``op_node`` is the two together, which is what
+running an op returns.
 
 Nodes hold references to their parents only, never to their children or to
 closures over themselves, so a graph has no reference cycles and is freed by
@@ -31,17 +32,13 @@ reference counting the moment the last output goes out of scope.
 
 from __future__ import annotations
 
-import itertools
-import weakref
-from functools import partial
-
 from . import engine
-from .state import HOOKS, MODIFIED, STATE
+from .ids import next_id
+from .state import GRAD_OFF, HOOKS, STATE
 
-__all__ = ["Node", "next_id", "init_node", "announce", "mark_modified", "changed_since"]
+__all__ = ["Node", "init_node", "should_record", "op_node", "announce"]
 
-_ids = itertools.count(1)
-next_id = _ids.__next__
+_new = object.__new__
 
 
 class Node:
@@ -56,7 +53,7 @@ class Node:
         "id",
         "label",
         "trace",
-        "fits",
+        "grads_fit_inputs",
         "__weakref__",
     )
 
@@ -67,7 +64,7 @@ class Node:
 
     @property
     def name(self) -> str | None:
-        """Alias of ``label`` (PyTorch-style modules say *name*)."""
+        """The node's name, shown by the renderers (``label`` is the same slot)."""
         return self.label
 
     @name.setter
@@ -89,11 +86,13 @@ class Node:
         self.grad = None
 
 
-def init_node(node, data, requires_grad, op, parents, saved, attrs, label):
+def init_node(node, data, requires_grad=False, op=None, parents=(), saved=(), attrs=None,
+              label=None, grads_fit_inputs=False):
     """Fill every slot of a freshly allocated node and announce it to any listeners.
 
-    Kept as one flat function because it runs once per op.  (The scalar
-    engine's ``Value`` inlines the same assignments in its own hot path.)
+    The only place a node's slots are assigned (``Value(...)``, ``Tensor(...)``,
+    every op, custom Functions).  A leaf is ``init_node(node, data,
+    requires_grad, label=...)``; an op's result comes from ``op_node``.
     """
     node.data = data
     node.grad = None
@@ -105,10 +104,32 @@ def init_node(node, data, requires_grad, op, parents, saved, attrs, label):
     node.id = next_id()
     node.label = label
     node.trace = None
-    node.fits = False
+    node.grads_fit_inputs = grads_fit_inputs
     if HOOKS[0]:
         announce(node)
     return node
+
+
+def should_record(parents) -> bool:
+    """Whether an op on ``parents`` becomes a graph node: grad mode is on and some input
+    requires grad.  Otherwise no gradient can flow through it, and its result is a
+    constant leaf.  (``GRAD_OFF`` is zero unless some thread turned grad mode off, so
+    the usual case skips the thread-local read.)"""
+    if GRAD_OFF[0] and not STATE.grad_enabled:
+        return False
+    for p in parents:
+        if p.requires_grad:
+            return True
+    return False
+
+
+def op_node(cls, op, data, parents, saved, attrs=None, grads_fit_inputs=False):
+    """What running ``op`` returns: a ``cls`` node recording the op when ``should_record``,
+    else a constant leaf holding ``data``."""
+    if should_record(parents):
+        return init_node(_new(cls), data, True, op, parents, saved, attrs or None, None,
+                         grads_fit_inputs)
+    return init_node(_new(cls), data)
 
 
 def announce(node) -> None:
@@ -119,42 +140,3 @@ def announce(node) -> None:
         node.trace = creation_trace()
     for recorder in STATE.recorders:
         recorder.created(node)
-
-
-def mark_modified(nodes) -> None:
-    """Record that these tensors' ``data`` just changed in place.
-
-    ``t += 1`` under ``no_grad()``, an optimizer step or ``load_state_dict``
-    overwrite arrays that a graph built earlier may have saved for backward
-    (``x * w`` saves ``w``, ``x @ w.T`` a view of it).  Backward then refuses
-    to run on stale values instead of returning a wrong gradient (see
-    ``engine.check_unmodified``).  Writing to ``t.data`` yourself is not
-    tracked, as in PyTorch.
-    """
-    stamp = next_id()
-    for node in nodes:
-        key = id(node)
-        _CHANGED[key] = (weakref.ref(node, partial(_forget, key)), stamp)
-    MODIFIED[0] = stamp
-
-
-#: id(node) -> (weak reference to it, stamp of its latest in-place change), for
-#: live nodes only: an entry leaves when its node dies.
-_CHANGED: dict = {}
-
-
-def _forget(key, ref) -> None:
-    entry = _CHANGED.get(key)
-    if entry is not None and entry[0] is ref:  # not a newer node that reused the id
-        del _CHANGED[key]
-
-
-def changed_since(first_id: int) -> list:
-    """``[(node, stamp)]`` for live nodes changed in place after node ``first_id`` was made."""
-    out = []
-    for ref, stamp in list(_CHANGED.values()):
-        if stamp > first_id:
-            node = ref()
-            if node is not None:
-                out.append((node, stamp))
-    return out

@@ -1,29 +1,41 @@
-"""The op registry: every differentiable op is one ``Op`` entry.
+"""The op registry: every differentiable op is one ``Op``, defined once.
 
-An entry says everything the rest of the kit needs to know about an op:
+An ``Op`` says everything the rest of the kit needs to know about an op, in
+keyword-only fields (``define_op(name=..., engine=..., ...)`` makes one and
+registers it):
 
-* ``forward(*xs, **attrs) -> (out, saved)``: computes the output from the
-  inputs' raw data and returns what backward will need (``saved``, a tuple).
-  What is *saved* is not the same as the *parents*: ``add`` keeps two parents
-  but saves nothing, ``tanh`` saves its own output.
-* ``grads``: one rule per input, ``rule(g, *saved, **attrs)``, returning that
-  input's share of the gradient, ``g * ∂out/∂input`` (a vector-Jacobian
-  product).  Rules never touch the parents: the engine adds their results in,
-  which is what lets a recorder report every edge's contribution.  Where
-  ``∂out/∂input = 1`` (both inputs of ``a + b``) the rule is ``passthrough``,
-  which the tensor engine recognises instead of calling it.
-* ``symbol`` and ``formula``: what the renderers and the step-through panel
-  show, e.g. ``"×"`` and ``"∂/∂a = b,  ∂/∂b = a"``.
-* ``domain``: a safe input range per input for the registry-wide gradient
-  tests (for tensor ops, ``cases(rng)`` yields concrete inputs and attrs).
-* ``elementwise``: the output is computed element by element from inputs
-  broadcast to one shape (``+``, ``tanh`` ...).  Such an op's rules return
-  gradients in the output's shape and dtype, which lets the tensor engine
-  skip its per-edge checks when no input was broadcast or promoted
-  (see ``Node.fits``).
+* ``forward(*xs, **attrs) -> (out, saved)`` computes the output from the
+  inputs' raw data (floats or numpy arrays) and returns what backward will
+  need.  What is *saved* is not the same as the *parents*: ``add`` keeps two
+  parents but saves nothing, ``tanh`` saves its own output.
+* The derivative, in one of two shapes:
 
-Adding an op is adding one entry: the renderer, the stepper and the gradient
-tests find it here with no further code.
+  - ``grads``: one rule per input, ``rule(g, *saved, **attrs)``, returning that
+    input's share of the gradient, ``g · ∂out/∂input`` (a vector-Jacobian
+    product).  Where ``∂out/∂input = 1`` (both inputs of ``a + b``) the rule is
+    ``passthrough``.
+  - ``vjp``: one rule for all inputs, ``vjp(g, *saved, **attrs) -> tuple``
+    with one gradient (or ``None``) per input: what a custom ``Function``'s
+    ``backward`` and a variadic op such as ``cat`` naturally are.
+
+  Either way rules never touch the parents: the engine adds their results
+  in, one edge at a time, which is what lets a recorder show every edge.
+* ``symbol`` and ``formulas``: what the renderers and the step-through panel
+  show, e.g. ``"×"`` and ``("∂/∂a = b", "∂/∂b = a")``, one formula per input
+  (a variadic op gives one formula that speaks of every input, ``xₖ``).
+* ``cases(rng) -> [(inputs, attrs), ...]``: concrete inputs where the op is
+  smooth, for the registry-wide tests.  A scalar op may give ``domain``, a
+  safe range per input, instead; its cases are drawn from it.
+* Facts the tensor engine uses to take shortcuts, each checked by a test
+  that walks the registry: ``elementwise`` (the output is computed element by
+  element from inputs broadcast to one shape, so each rule returns a gradient
+  in the output's shape and dtype), ``ufunc`` and ``saves`` (the op *is* one
+  numpy ufunc, keeping ``"nothing"``, its ``"inputs"`` or its ``"output"``),
+  ``float_only`` (integer inputs are cast to float32 first) and ``promote``
+  (mixed dtypes are promoted as PyTorch does, for all inputs or a slice).
+
+Adding an op is one ``define_op`` call: the engines, the renderers, the
+stepper and the gradient tests find it here with no further code.
 """
 
 from __future__ import annotations
@@ -32,7 +44,17 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Op", "passthrough", "register", "get_op", "registered_ops"]
+__all__ = ["Op", "define_op", "passthrough", "register", "get_op", "registered_ops", "SAVES",
+           "ENGINES"]
+
+#: the engines an op can belong to: floats (``Value``), arrays (``Tensor``), or a
+#: custom ``Function``, which runs on whichever engine its inputs come from
+ENGINES = ("scalar", "tensor", "custom")
+
+#: what a one-ufunc op keeps for backward, by position: nothing (add, neg: the rules
+#: need only g), its inputs (mul: each rule needs the other input) or its output
+#: (exp, tanh: the slope is a function of the output)
+SAVES = ("nothing", "inputs", "output")
 
 
 def passthrough(g, *saved, **attrs):
@@ -40,32 +62,85 @@ def passthrough(g, *saved, **attrs):
 
     ``a + b`` sends its upstream gradient to both inputs as it is, and ``a − b``
     to ``a``.  It is one named function, not a ``lambda g: g`` per op, so that
-    the tensor engine can spot it and pass ``g`` on without a Python call
-    (about a tenth of backward's time in a chain of tiny ops).  Everything else
-    (the observed walk, gradcheck, a student's own engine) calls it like any rule.
+    the fast engine can spot it and pass ``g`` on without a Python call (about
+    a tenth of backward's time in a chain of tiny ops).  The reference engine,
+    gradcheck and a student's own engine call it like any other rule.
     """
     return g
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class Op:
+    """One differentiable op (see the module doc for what each field means)."""
+
     name: str
+    engine: str
     symbol: str
-    forward: Callable[..., tuple[Any, tuple]]
-    grads: tuple[Callable[..., Any], ...]
-    formula: str
-    engine: str = "scalar"
+    forward: Callable[..., tuple[Any, tuple]] | None = None
+    formulas: tuple[str, ...]
+    grads: tuple[Callable[..., Any], ...] = ()
+    vjp: Callable[..., tuple] | None = None
+    variadic: bool = False
+    infix: bool = False
+    cases: Callable[..., list] | None = None
     domain: tuple[tuple[float, float], ...] | None = None
-    cases: Callable[..., Any] | None = None
     label: Callable[[dict], str] | None = None
     doc: str = ""
-    extra: dict = field(default_factory=dict)
     elementwise: bool = False
+    ufunc: Any = None
+    saves: str | None = None
+    float_only: bool = False
+    promote: bool | slice = False
+    function: type | None = field(default=None, repr=False)
+
+    def __post_init__(self):
+        where = f"op {self.name!r}"
+        if not isinstance(self.name, str) or not self.name:
+            raise TypeError(f"Op: name must be a non-empty str, got {self.name!r}")
+        if self.engine not in ENGINES:
+            raise ValueError(f"{where}: engine must be one of {ENGINES}, got {self.engine!r}")
+        if isinstance(self.formulas, str) or not all(isinstance(f, str) for f in self.formulas):
+            raise TypeError(f"{where}: formulas must be a tuple of str, one per input")
+        if isinstance(self.grads, list):
+            object.__setattr__(self, "grads", tuple(self.grads))
+        if (self.vjp is None) == (not self.grads):
+            raise TypeError(f"{where}: give either grads (one rule per input) or one vjp")
+        if self.grads and self.variadic:
+            raise TypeError(f"{where}: a variadic op has no fixed number of inputs, so it "
+                            f"takes one vjp, not a rule per input")
+        wanted = 1 if self.variadic else self.arity
+        if wanted is not None and len(self.formulas) != wanted:
+            raise ValueError(f"{where}: {len(self.formulas)} formulas for {wanted} "
+                             f"input{'s' * (wanted != 1)}: give one formula per input"
+                             f"{' (one for all inputs of a variadic op)' * self.variadic}")
+        if self.saves is not None and self.saves not in SAVES:
+            raise ValueError(f"{where}: saves must be one of {SAVES}, got {self.saves!r}")
+        if self.ufunc is not None:
+            if self.saves is None:
+                raise TypeError(f"{where}: a ufunc op says what it saves (saves=...)")
+            if self.forward is None:
+                object.__setattr__(self, "forward", _ufunc_forward(self.name, self.ufunc,
+                                                                   self.saves))
+        if self.forward is None and self.engine != "custom":
+            raise TypeError(f"{where}: give a forward (or a ufunc)")
+        if self.domain is not None:
+            if len(self.domain) != self.arity:
+                raise ValueError(f"{where}: one domain (lo, hi) per input")
+            if self.cases is None:
+                object.__setattr__(self, "cases", _domain_cases(self.domain))
 
     @property
-    def arity(self) -> int:
-        """Number of inputs (parents) the op takes."""
-        return len(self.grads)
+    def arity(self) -> int | None:
+        """Number of inputs (parents) the op takes; ``None`` for any number (variadic, or a
+        custom Function, whose inputs are whatever ``apply`` is given)."""
+        if self.grads:
+            return len(self.grads)
+        return None if self.variadic or self.engine == "custom" else len(self.formulas)
+
+    @property
+    def formula(self) -> str:
+        """All the formulas on one line, as the lessons print them."""
+        return ",  ".join(self.formulas)
 
     def display(self, attrs: dict | None = None) -> str:
         """Short text for a graph node: the symbol, refined by attrs when the op says how."""
@@ -75,6 +150,30 @@ class Op:
 
     def __repr__(self) -> str:
         return f"<Op {self.engine}.{self.name} '{self.symbol}'>"
+
+
+def _ufunc_forward(name, ufunc, saves):
+    """The forward of a one-ufunc op: call it, keep what ``saves`` says.  (``Tensor``'s
+    operators run the same ufunc inline; ``tests/ops`` compares the two paths.)"""
+    keep = SAVES.index(saves)
+
+    def forward(*xs):
+        out = ufunc(*xs)
+        return out, (xs if keep == 1 else (out,) if keep == 2 else ())
+
+    forward.__name__ = f"{name}_forward"
+    forward.__doc__ = f"``{getattr(ufunc, '__name__', ufunc)}`` of the inputs; saves {saves}."
+    return forward
+
+
+def _domain_cases(domain, n=20):
+    """``cases(rng)`` for a scalar op: ``n`` input tuples drawn uniformly from ``domain``."""
+
+    def cases(rng):
+        return [(tuple(float(rng.uniform(lo, hi)) for lo, hi in domain), {})
+                for _ in range(n)]
+
+    return cases
 
 
 _REGISTRY: dict[tuple[str, str], Op] = {}
@@ -87,6 +186,17 @@ def register(op: Op) -> Op:
         raise ValueError(f"op {op.engine}.{op.name} is already registered")
     _REGISTRY[key] = op
     return op
+
+
+def define_op(**fields) -> Op:
+    """Define an op (the keyword fields of ``Op``) and register it: the one way to add one.
+
+    >>> CUBE = define_op(name="cube", engine="scalar", symbol="³",
+    ...                  forward=lambda x: (x ** 3, (x,)),
+    ...                  grads=(lambda g, x: g * 3 * x * x,),
+    ...                  formulas=("∂/∂x = 3x²",), domain=((-2.0, 2.0),))
+    """
+    return register(Op(**fields))
 
 
 def get_op(name: str, engine: str = "scalar") -> Op:

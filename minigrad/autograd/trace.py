@@ -109,6 +109,7 @@ class Tape:
             not isinstance(local_grad, np.ndarray)
             and node.saved is not None
             and node.op.engine == "scalar"
+            and node.op.grads
         ):
             rule = node.op.grads[slot]
             attrs = node.attrs or {}

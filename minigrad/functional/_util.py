@@ -7,8 +7,9 @@ import numbers
 import numpy as np
 
 from ..autograd.node import Node
-from ..autograd.registry import Op, get_op, register
+from ..autograd.registry import Op
 from ..tensor import Tensor
+from ..tensor_ops import tensor_op
 
 __all__ = ["fused_op", "pair", "as_array", "shape_error", "data_of", "as_tensor",
            "float_inputs", "is_parameter", "constant_like"]
@@ -24,12 +25,7 @@ def fused_op(name, symbol, forward, grads, formula, cases, label=None, doc="", *
     integer class targets).  If the tensor engine already registered an op of the same
     name, that one is kept: one op, one entry.
     """
-    try:
-        return get_op(name, "tensor")
-    except KeyError:
-        pass
-    return register(Op(name, symbol, forward, tuple(grads), formula, "tensor", None, cases,
-                       label, doc, extra))
+    return tensor_op(name, symbol, forward, grads, formula, cases, label, doc, **extra)
 
 
 def pair(value, name: str, fn: str) -> tuple[int, int]:

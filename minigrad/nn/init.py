@@ -27,7 +27,7 @@ import numbers
 
 import numpy as np
 
-from ..autograd.node import mark_modified
+from ..autograd.inplace import mark_modified
 
 __all__ = [
     "manual_seed", "get_rng", "calculate_gain", "fan_in_and_fan_out",

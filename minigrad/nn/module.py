@@ -23,7 +23,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..autograd.node import Node, mark_modified
+from ..autograd.inplace import mark_modified
+from ..autograd.node import Node
 from ..autograd.state import HOOKS
 from . import scope as _scope
 

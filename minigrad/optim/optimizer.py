@@ -24,7 +24,7 @@ import numbers
 import numpy as np
 
 from ..autograd.grad_mode import no_grad
-from ..autograd.node import mark_modified
+from ..autograd.inplace import mark_modified
 from ..tensor import Tensor
 
 __all__ = ["Optimizer"]

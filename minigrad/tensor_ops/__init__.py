@@ -4,7 +4,7 @@ Grouped by kind; ``from minigrad.tensor_ops import MUL`` gives the registry
 entry, and ``registered_ops("tensor")`` walks them all.
 """
 
-from ._base import PerSlot, nd, tensor_op
+from ._base import nd, tensor_op
 from .elementwise import (
     ABS,
     ADD,
@@ -47,7 +47,7 @@ from .shape import CAST, CAT, EXPAND, FLATTEN, PAD, RESHAPE, SQUEEZE, STACK, TRA
 __all__ = [
     "ABS", "ADD", "CAST", "CAT", "CLIP", "DIV", "EXP", "EXPAND", "FLATTEN", "GELU", "GETITEM",
     "LEAKY_RELU", "LOG", "LOGSUMEXP", "LOG_SOFTMAX", "MATMUL", "MAX", "MAXIMUM", "MEAN", "MIN",
-    "MINIMUM", "MUL", "NEG", "PAD", "POW", "PerSlot", "RELU", "RESHAPE", "SIGMOID", "SOFTMAX",
+    "MINIMUM", "MUL", "NEG", "PAD", "POW", "RELU", "RESHAPE", "SIGMOID", "SOFTMAX",
     "SQRT", "SQUEEZE", "STACK", "SUB", "SUM", "TANH", "TRANSPOSE", "UNSQUEEZE", "VAR", "WHERE",
     "erf", "format_index", "keep", "nd", "norm_axes", "reduced_shape", "tensor_op",
 ]

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.registry import Op, register
+from ..autograd.registry import SAVES, define_op
 
 #: shape pairs every broadcasting binary op is checked on
 BROADCAST_PAIRS = (
@@ -43,11 +43,6 @@ BROADCAST_PAIRS = (
 nd = np.asarray
 
 
-#: what a one-ufunc op keeps for backward (``_ufunc_op(..., saves=)``), by position:
-#: nothing (add, neg: the rules need only g), its inputs (mul: each rule needs the other
-#: input) or its output (exp, tanh: the slope is a function of the output).  ``Tensor``'s
-#: operators use the position to save the same without calling the op's forward.
-SAVES = ("nothing", "inputs", "output")
 
 
 def masked(g, mask):
@@ -66,42 +61,28 @@ def masked(g, mask):
     return nd(r)
 
 
+def split_formula(formula, arity):
+    """(transitional) One formula per input from the old one-string form."""
+    parts = tuple(p.strip() for p in formula.split(",  "))
+    if arity is None:
+        return (formula,)
+    if len(parts) == arity:
+        return parts
+    return (formula,) + ("",) * (arity - 1) if arity else ()
+
+
 def tensor_op(name, symbol, forward, grads, formula, cases, label=None, doc="",
               elementwise=False, **extra):
-    """Register one tensor op (see the module doc for the conventions)."""
-    return register(Op(name, symbol, forward, tuple(grads) if isinstance(grads, (list, tuple))
-                       else grads, formula, "tensor", None, cases, label, doc, extra,
-                       elementwise=elementwise))
+    """(transitional) Register one tensor op with the old positional fields."""
+    vjp = extra.pop("vjp", None)
+    variadic = extra.pop("variadic", False)
+    grads = tuple(grads) if grads else ()
+    arity = None if variadic else len(grads)
+    return define_op(name=name, engine="tensor", symbol=symbol, forward=forward, grads=grads,
+                     vjp=vjp, variadic=variadic, formulas=split_formula(formula, arity),
+                     cases=cases, label=label, doc=doc, elementwise=elementwise, **extra)
 
 
-class PerSlot:
-    """The gradient rules of a variadic op (``cat``, ``stack``): one rule per input slot.
-
-    ``rules[i]`` is ``make(i)`` (built once, then cached).  The engine zips a
-    node's parents with the rules, so iteration never runs out; ``len()`` is
-    0, meaning "any number of inputs".
-    """
-
-    def __init__(self, make):
-        self._make = make
-        self._rules = []
-
-    def __getitem__(self, i):
-        while len(self._rules) <= i:
-            self._rules.append(self._make(len(self._rules)))
-        return self._rules[i]
-
-    def __iter__(self):
-        i = 0
-        while True:
-            yield self[i]
-            i += 1
-
-    def __len__(self):
-        return 0
-
-    def __repr__(self):
-        return "PerSlot(variadic)"
 
 
 # --- test inputs ------------------------------------------------------------------

@@ -3,7 +3,7 @@
 Every rule here returns a gradient in the *output* (broadcast) shape and
 dtype, either ``g`` itself or a fresh array; the engine sums it back to each
 input's shape with ``unbroadcast``.  All of them are registered with
-``elementwise=True``: when no input was broadcast or promoted (``Node.fits``)
+``elementwise=True``: when no input was broadcast or promoted (``Node.grads_fit_inputs``)
 the engine adds their results in without checking them, a promise that
 ``tests/test_tensor_registry.py`` verifies for every op.  Python
 numbers in the rules (``0.5``, ``1``) do not promote float32 arrays (NEP 50),
@@ -48,26 +48,8 @@ def _elementwise_op(*args, **kwargs):
 
 
 def _ufunc_op(name, symbol, ufunc, saves, grads, formula, cases, **kwargs):
-    """An elementwise op that is one numpy ufunc call, keeping ``saves`` for backward.
-
-    Declaring the ufunc and what it saves, rather than writing a forward
-    function, defines the forward (below) and lets ``Tensor``'s operators
-    (``a * b``, ``x.tanh()``) call the ufunc without a Python call in between:
-    in a chain of tiny ops that call is a few percent of the time.  Both ways
-    run the same ufunc and save the same arrays (a test compares them).
-    """
-    if saves not in SAVES:
-        raise ValueError(f"{name}: saves must be one of {', '.join(map(repr, SAVES))}, "
-                         f"got {saves!r}")
-    keep = SAVES.index(saves)
-
-    def forward(*xs):
-        out = ufunc(*xs)
-        return out, (xs if keep == 1 else (out,) if keep == 2 else ())
-
-    forward.__name__ = f"{name}_forward"
-    forward.__doc__ = f"``{ufunc.__name__}`` of the inputs; saves {saves}."
-    return _elementwise_op(name, symbol, forward, grads, formula, cases, ufunc=ufunc,
+    """(transitional) An elementwise op that is one numpy ufunc call, keeping ``saves``."""
+    return _elementwise_op(name, symbol, None, grads, formula, cases, ufunc=ufunc,
                            saves=saves, **kwargs)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._base import PerSlot, nd, tensor_op, uniform
+from ._base import nd, tensor_op, uniform
 
 
 # Ops that only rearrange numbers save x's shape, never x itself.
@@ -122,24 +122,26 @@ def _cat_forward(*xs, axis=0):
     return out, tuple(x.shape[ax] for x in xs)  # each input's length along the axis
 
 
-def _cat_rule(slot):
-    def rule(g, *lengths, axis=0):
-        ax = axis % g.ndim
-        start = sum(lengths[:slot])
-        return g[(slice(None),) * ax + (slice(start, start + lengths[slot]),)]
-
-    rule.__name__ = f"cat_grad_{slot}"
-    return rule
+def _cat_vjp(g, *lengths, axis=0):
+    """Each input's gradient is the slice of ``g`` where that input was placed."""
+    ax = axis % g.ndim
+    grads = []
+    start = 0
+    for n in lengths:
+        grads.append(g[(slice(None),) * ax + (slice(start, start + n),)])
+        start += n
+    return tuple(grads)
 
 
 CAT = tensor_op(
-    "cat", "cat", _cat_forward, PerSlot(_cat_rule),
+    "cat", "cat", _cat_forward, (),
     "∂/∂xₖ = the gradient's slice where xₖ was placed",
     lambda rng: [((uniform(rng, (2, 3)), uniform(rng, (4, 3))), {"axis": 0}),
                  ((uniform(rng, (2, 3)), uniform(rng, (2, 1)), uniform(rng, (2, 2))),
                   {"axis": -1}),
                  ((uniform(rng, (3,)),), {"axis": 0})],
     label=lambda a: f"cat(axis={a.get('axis', 0)})", promote=True, variadic=True,
+    vjp=_cat_vjp,
 )
 
 
@@ -147,21 +149,19 @@ def _stack_forward(*xs, axis=0):
     return np.stack(xs, axis=axis), ()
 
 
-def _stack_rule(slot):
-    def rule(g, axis=0, **_):
-        return nd(np.take(g, slot, axis=axis))
-
-    rule.__name__ = f"stack_grad_{slot}"
-    return rule
+def _stack_vjp(g, axis=0, **_):
+    """The k-th input's gradient is the k-th slice of ``g`` along the new axis."""
+    return tuple(nd(np.take(g, k, axis=axis)) for k in range(g.shape[axis]))
 
 
 STACK = tensor_op(
-    "stack", "stack", _stack_forward, PerSlot(_stack_rule),
+    "stack", "stack", _stack_forward, (),
     "∂/∂xₖ = the gradient's k-th slice along the new axis",
     lambda rng: [((uniform(rng, (2, 3)), uniform(rng, (2, 3))), {"axis": 0}),
                  ((uniform(rng, (3,)), uniform(rng, (3,)), uniform(rng, (3,))), {"axis": -1}),
                  ((uniform(rng, ()), uniform(rng, ())), {"axis": 0})],
     label=lambda a: f"stack(axis={a.get('axis', 0)})", promote=True, variadic=True,
+    vjp=_stack_vjp,
 )
 
 

@@ -1,0 +1,94 @@
+"""Adding a contribution into a gradient: ``parent.grad += local``, done right.
+
+Both engines add every edge's contribution here, never inside an op's rule;
+that is what lets a recorder show each edge, and what makes the ``+=`` for a
+shared subexpression (``x*x``, a diamond) impossible to forget.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["unbroadcast", "unbroadcastable", "fit_gradient", "accumulate", "vjp_results"]
+
+
+def unbroadcast(grad: np.ndarray, shape: tuple) -> np.ndarray:
+    """Sum ``grad`` down to ``shape``: the backward of numpy broadcasting.
+
+    If the forward pass broadcast an input of shape ``(3, 1)`` to ``(2, 3, 4)``,
+    every input element was used 2·4 times, once per copy; its gradient is the
+    sum of the gradients of its copies.  So we sum over the axes broadcasting
+    added in front (here axis 0) and over the axes where the input had size 1
+    (here axis 2, kept with size 1).
+    """
+    shape = tuple(shape)
+    if grad.shape == shape:
+        return grad
+    extra = grad.ndim - len(shape)
+    if extra == 1 and grad.shape[1:] == shape:  # the common case: a bias added to rows
+        # (asarray: summing a 1-D gradient for a 0-d input gives a numpy scalar, which
+        # the engine could not add into in place)
+        return np.asarray(grad.sum(axis=0))
+    if not unbroadcastable(grad.shape, shape):
+        raise ValueError(
+            f"unbroadcast: a gradient of shape {grad.shape} cannot come from "
+            f"broadcasting shape {shape}"
+        )
+    axes = tuple(range(extra)) + tuple(
+        extra + i for i, n in enumerate(shape) if n == 1 and grad.shape[extra + i] != 1
+    )
+    summed = grad.sum(axis=axes, keepdims=True) if axes else grad
+    return summed.reshape(shape)
+
+
+def unbroadcastable(big: tuple, shape: tuple) -> bool:
+    """Whether broadcasting can make ``shape`` into ``big``, so that ``unbroadcast``
+    can sum a gradient of shape ``big`` back down to ``shape``."""
+    extra = len(big) - len(shape)
+    return extra >= 0 and all(n == 1 or n == big[extra + i] for i, n in enumerate(shape))
+
+
+def fit_gradient(local: np.ndarray, data: np.ndarray) -> np.ndarray:
+    """A rule's result in its input's shape and dtype.
+
+    A rule returns its gradient in the shape the op's *output* had; numpy
+    broadcasting may have made the input look bigger in the forward pass, so
+    the gradient is summed back down (``unbroadcast``).  A float32 input next to
+    a float64 one was promoted; its gradient is cast back to float32.
+    """
+    if local.shape != data.shape:
+        local = unbroadcast(local, data.shape)
+    if local.dtype != data.dtype:
+        local = local.astype(data.dtype)
+    return local
+
+
+def accumulate(parent, local) -> None:
+    """``parent.grad += local``, the reference way (the fast engine's shortcuts are in
+    ``fast.py``, proven to give the same bits).
+
+    The first contribution is stored, the next ones added.  A sum is always a new
+    array, never an update in place, because the first contribution may be shared:
+    ``a + b`` passes its own gradient ``g`` to both inputs unchanged.  For the same
+    reason a leaf's first contribution is copied: a leaf's ``.grad`` belongs to the
+    user and outlives the pass, so it must not be a view of another node's gradient.
+    """
+    if isinstance(parent.data, np.ndarray):
+        local = fit_gradient(local, parent.data)
+        if parent.grad is None:
+            parent.grad = local.copy() if parent.op is None else local
+        else:
+            parent.grad = np.asarray(parent.grad + local)  # (0-d + 0-d gives a numpy scalar)
+    elif parent.grad is None:
+        parent.grad = local
+    else:
+        parent.grad = parent.grad + local
+
+
+def vjp_results(node, grads) -> tuple:
+    """What an op's ``vjp`` returned, checked to be one gradient (or None) per parent."""
+    grads = tuple(grads)
+    if len(grads) != len(node.parents):
+        raise ValueError(f"{node.op.name}: its vjp returned {len(grads)} gradients for "
+                         f"{len(node.parents)} inputs")
+    return grads

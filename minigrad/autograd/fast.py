@@ -1,0 +1,167 @@
+"""The fast engine: the reference engine's walk (``engine.py``) with shortcuts.
+
+``backward`` runs these loops when nobody is watching (no recorder, no
+anomaly mode).  They compute exactly what ``engine.run_reference`` computes,
+bit for bit: ``tests/autograd/test_engine_equivalence.py`` runs every registered
+op, every one of its cases, in float32 and float64, for a first pass and a
+second pass with ``retain_graph``, through both engines and the recorded path,
+and compares gradients, dtypes and memory sharing.
+
+The shortcuts, each with the test that pins what it relies on:
+
+* **Saved values spelled out.**  Rules are called as ``rule(g, s0, s1)``
+  instead of ``rule(g, *saved, **attrs)`` when an op has no settings: a call
+  with ``*saved`` costs about a microsecond more.  (The equivalence test.)
+* **Passthrough rules are not called.**  ``registry.passthrough`` (both inputs
+  of ``+``) returns ``g`` unchanged, so its result is ``g``.
+  (``test_ufunc_ops.py``: add and sub use it; the equivalence test.)
+* **Gradients that already fit go in unchecked.**  A node whose
+  ``grads_fit_inputs`` is set (an elementwise op that broadcast and promoted
+  nothing) gets results already in each input's shape and dtype, so they skip
+  ``fit_gradient``.  (``test_elementwise_rules_return_gradients_that_fit``
+  checks the promise for every elementwise op; ``test_grads_fit_inputs``
+  checks which nodes get the flag.)
+* **Buffer ownership.**  The reference engine makes a new array for every sum
+  and copies every leaf's first contribution.  Here the first contribution to
+  a non-leaf is stored as it is; the second one allocates a fresh sum, which
+  this pass then *owns*; from the third on, sums go into that buffer in place.
+  A leaf's first contribution is copied only when it may be shared (``g``
+  passed through, a view, a read-only array).  (The equivalence test checks
+  that no leaf's ``.grad`` shares memory with another node's gradient.)
+* **Float gradients.**  On the scalar engine a gradient is a Python float:
+  ``+`` makes a new one, so nothing is shared and nothing needs fitting.
+
+The ufunc fast path of the forward pass (``a * b`` calling ``np.multiply``
+without the op's Python forward) lives in ``minigrad/tensor_methods.py``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .accumulate import unbroadcast, vjp_results
+from .registry import passthrough
+
+__all__ = ["run_scalar", "run_tensor"]
+
+
+def run_scalar(order, retain_graph) -> None:
+    """The chain rule on floats: the whole algorithm in a dozen lines."""
+    for node in reversed(order):
+        g = node.grad
+        if g is not None:  # None: nothing that needs a gradient depends on this node
+            saved = node.saved
+            attrs = node.attrs
+            rules = node.op.grads
+            if rules:
+                for parent, rule in zip(node.parents, rules):
+                    if parent.requires_grad:
+                        local = rule(g, *saved, **attrs) if attrs else rule(g, *saved)
+                        if local is not None:
+                            grad = parent.grad
+                            parent.grad = local if grad is None else grad + local
+            else:
+                _run_vjp(node, g, saved, attrs, None)
+        if not retain_graph:
+            node.saved = None
+
+
+def run_tensor(order, retain_graph) -> None:
+    """The same walk for arrays (see the module doc for its shortcuts)."""
+    owned = set()
+    for node in reversed(order):  # (backward checked that nothing here is released)
+        saved = node.saved
+        g = node.grad
+        if g is not None:  # None: every path from the root here was non-differentiable
+            rules = node.op.grads
+            if not rules:
+                _run_vjp(node, g, saved, node.attrs, owned)
+                if not retain_graph:
+                    node.saved = None
+                continue
+            attrs = node.attrs
+            fits = node.grads_fit_inputs
+            n = len(saved)
+            if n == 1:
+                s0, = saved
+            elif n == 2:
+                s0, s1 = saved
+            for parent, rule in zip(node.parents, rules):
+                if not parent.requires_grad:
+                    continue
+                if rule is passthrough:  # ∂out/∂input = 1: no call needed
+                    local = g
+                elif attrs:
+                    local = rule(g, *saved, **attrs)
+                elif n == 1:
+                    local = rule(g, s0)
+                elif n == 2:
+                    local = rule(g, s0, s1)
+                elif n == 0:
+                    local = rule(g)
+                else:
+                    local = rule(g, *saved)
+                if local is None:
+                    continue
+                if fits:  # already in the parent's shape and dtype
+                    if parent.grad is not None:
+                        _accumulate_array(parent, local, g, owned)
+                    elif local is g and parent.op is None:
+                        # A leaf must not share the g that add passed through.
+                        parent.grad = local.copy()
+                        owned.add(parent.id)
+                    else:
+                        parent.grad = local
+                    continue
+                _accumulate_array(parent, local, g, owned)
+        if not retain_graph:
+            node.saved = None
+
+
+def _run_vjp(node, g, saved, attrs, owned) -> None:
+    """A node whose op gives one ``vjp`` for all inputs (a custom Function, ``cat``)."""
+    grads = node.op.vjp(g, *saved, **attrs) if attrs else node.op.vjp(g, *saved)
+    for parent, local in zip(node.parents, vjp_results(node, grads)):
+        if local is None or not parent.requires_grad:
+            continue
+        if owned is not None:
+            _accumulate_array(parent, local, g, owned)
+        else:
+            grad = parent.grad
+            parent.grad = local if grad is None else grad + local
+
+
+def _accumulate_array(parent, local, g, owned) -> None:
+    """``parent.grad += local`` for arrays, without needless copies and without aliasing bugs.
+
+    ``local`` is fitted to the parent's shape and dtype as in
+    ``accumulate.fit_gradient``.  Then:
+
+    * the first contribution to a non-leaf is stored as is (no copy).  It may be
+      shared with another node (``add`` passes ``g`` straight through), so
+    * the second contribution allocates a fresh sum, which is ours: ``owned``;
+    * from the third on we add into that buffer in place.
+
+    A leaf's ``.grad`` belongs to the user and outlives the pass, so it is never
+    left as a view of another node's gradient (a shared first contribution is
+    copied), and a gradient left from an earlier pass is replaced by a fresh sum,
+    not modified under the user's feet.
+    """
+    data = parent.data
+    if local.shape != data.shape:
+        local = unbroadcast(local, data.shape)
+    if local.dtype is not data.dtype and local.dtype != data.dtype:
+        local = local.astype(data.dtype)
+    current = parent.grad
+    if current is None:
+        if parent.op is None and (
+            local is g or local.base is not None or not local.flags.writeable
+        ):
+            local = local.copy()
+            owned.add(parent.id)
+        parent.grad = local
+    elif parent.id in owned:
+        current += local
+    else:
+        parent.grad = np.asarray(current + local)  # 0-d + 0-d gives a numpy scalar
+        owned.add(parent.id)
