@@ -24,9 +24,8 @@ from .autograd import (
 )
 from .function import Function
 from .memory import GraphMemory, graph_memory
-from .tensor import (
-    Tensor,
-    apply_op,
+from .tensor import Tensor, apply_op
+from .tensor_functions import (
     arange,
     cat,
     concatenate,

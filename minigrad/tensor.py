@@ -17,7 +17,6 @@ gradients.
 
 from __future__ import annotations
 
-import numbers
 import warnings
 
 import numpy as np
@@ -26,15 +25,23 @@ from . import tensor_ops as ops
 from .autograd.ids import next_id
 from .autograd.inplace import mark_modified
 from .autograd.node import Node, announce, init_node, op_node
-from .autograd.registry import Op, get_op
+from .autograd.registry import SAVES, Op, get_op
 from .autograd.state import GRAD_OFF, HOOKS, STATE
-from .autograd.registry import SAVES
+from .tensor_args import (
+    NUMBERS,
+    as_int,
+    as_number,
+    axis_arg,
+    bound_arg,
+    check_differentiable,
+    index_arg,
+    op_error,
+    promote,
+    shape_arg,
+    to_array,
+)
 
-__all__ = [
-    "Tensor", "apply_op", "arange", "cat", "concatenate", "full", "manual_seed", "maximum",
-    "minimum", "ones",
-    "ones_like", "rand", "randn", "stack", "tensor", "where", "zeros", "zeros_like",
-]
+__all__ = ["Tensor", "apply_op"]
 
 _new = object.__new__
 ndarray = np.ndarray
@@ -64,12 +71,12 @@ def _binary_method(op, name: str, reflected: bool = False, doc: str | None = Non
 
     def binary(a, b):  # ``a`` is a Tensor: self, or the lifted operand of a reflected op
         if type(b) is not Tensor and not isinstance(b, Tensor):
-            b = _lift(b, a.data.dtype, op.name)
+            b = lift(b, a.data.dtype, op.name)
         ad = a.data
         bd = b.data
         same_dtype = ad.dtype is bd.dtype
         if not same_dtype:
-            ad, bd = _promote(ad, bd)
+            ad, bd = promote(ad, bd)
         try:
             if ufunc is None:
                 out, saved = forward(ad, bd)
@@ -81,7 +88,7 @@ def _binary_method(op, name: str, reflected: bool = False, doc: str | None = Non
             out, saved = _as_array(out, saved if ufunc is None else ())
         if not ((a.requires_grad or b.requires_grad)
                 and (not GRAD_OFF[0] or STATE.grad_enabled)):
-            return _leaf(out)  # no gradient can flow: a constant, not a graph node
+            return constant(out)  # no gradient can flow: a constant, not a graph node
         if keep >= 0:  # the ufunc path: save what the op's own forward saves
             saved = (ad, bd) if keep == 1 else (out,) if keep == 2 else ()
         node = _new(Tensor)
@@ -110,7 +117,7 @@ def _binary_method(op, name: str, reflected: bool = False, doc: str | None = Non
 
     if reflected:
         def method(self, other):
-            return binary(_lift(other, self.data.dtype, op.name), self)
+            return binary(lift(other, self.data.dtype, op.name), self)
     else:
         method = binary
     method.__name__ = name
@@ -175,7 +182,7 @@ class Tensor(Node):
     def __init__(self, data, requires_grad: bool = False, dtype=None, name: str | None = None):
         arr = to_array(data, dtype)
         if requires_grad:
-            _check_differentiable(arr.dtype, "Tensor(..., requires_grad=True)")
+            check_differentiable(arr.dtype, "Tensor(..., requires_grad=True)")
         if name is not None and not isinstance(name, str):
             raise TypeError(f"name must be a str, got {type(name).__name__}")
         init_node(self, arr, bool(requires_grad), label=name)
@@ -288,7 +295,7 @@ class Tensor(Node):
     # --- graph bookkeeping ----------------------------------------------------------------
     def detach(self) -> Tensor:
         """A new leaf sharing this data, with no history and no gradient."""
-        return _leaf(self.data, self.label)
+        return constant(self.data, self.label)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Switch gradient tracking for this leaf on (or off), in place; returns self."""
@@ -297,7 +304,7 @@ class Tensor(Node):
                 "requires_grad_(): only a leaf tensor's flag can be changed; this one was "
                 f"made by '{self.op.name}'. Use .detach().requires_grad_() for a new leaf.")
         if requires_grad:
-            _check_differentiable(self.data.dtype, "requires_grad_()")
+            check_differentiable(self.data.dtype, "requires_grad_()")
         self.requires_grad = bool(requires_grad)
         return self
 
@@ -415,10 +422,10 @@ class Tensor(Node):
         return _compare(np.not_equal, self, other)
 
     def all(self, axis=None, keepdims=False) -> Tensor:
-        return _leaf(asarray(self.data.all(axis, keepdims=keepdims)))
+        return constant(asarray(self.data.all(axis, keepdims=keepdims)))
 
     def any(self, axis=None, keepdims=False) -> Tensor:
-        return _leaf(asarray(self.data.any(axis, keepdims=keepdims)))
+        return constant(asarray(self.data.any(axis, keepdims=keepdims)))
 
     # --- elementwise functions ----------------------------------------------------------
     exp = _unary_method(ops.EXP, "exp")
@@ -431,7 +438,7 @@ class Tensor(Node):
 
     def leaky_relu(self, negative_slope: float = 0.01):
         return apply_op(ops.LEAKY_RELU, self,
-                        negative_slope=_number(negative_slope, "leaky_relu", "negative_slope"))
+                        negative_slope=as_number(negative_slope, "leaky_relu", "negative_slope"))
 
     def gelu(self, approximate: str = "none"):
         if approximate not in ("none", "tanh"):
@@ -449,13 +456,13 @@ class Tensor(Node):
         """
         if min is None and max is None:
             raise ValueError("clip: give min, max or both")
-        lo, hi = _bound(min, self, "clip"), _bound(max, self, "clip")
+        lo, hi = bound_arg(min, self, "clip"), bound_arg(max, self, "clip")
         x = self
         if x.data.dtype.kind != "f" and any(
                 isinstance(b, float) or getattr(b, "dtype", None) is not None
                 and b.dtype.kind == "f" for b in (lo, hi)):
             x = x.float()
-            lo, hi = _bound(lo, x, "clip"), _bound(hi, x, "clip")
+            lo, hi = bound_arg(lo, x, "clip"), bound_arg(hi, x, "clip")
         return apply_op(ops.CLIP, x, min=lo, max=hi)
 
     clamp = clip
@@ -489,25 +496,26 @@ class Tensor(Node):
         return _reduce(ops.LOGSUMEXP, self, axis, keepdims)
 
     def softmax(self, axis: int = -1):
-        return apply_op(ops.SOFTMAX, self, axis=_axis(axis, self, "softmax", single=True))
+        return apply_op(ops.SOFTMAX, self, axis=axis_arg(axis, self, "softmax", single=True))
 
     def log_softmax(self, axis: int = -1):
-        return apply_op(ops.LOG_SOFTMAX, self, axis=_axis(axis, self, "log_softmax", single=True))
+        axis = axis_arg(axis, self, "log_softmax", single=True)
+        return apply_op(ops.LOG_SOFTMAX, self, axis=axis)
 
     def argmax(self, axis=None, keepdims: bool = False) -> Tensor:
         """Index of the largest value (the first one on a tie); not differentiable."""
-        return _leaf(asarray(np.argmax(self.data, axis=_axis(axis, self, "argmax", single=True),
-                                       keepdims=keepdims)))
+        axis = axis_arg(axis, self, "argmax", single=True)
+        return constant(asarray(np.argmax(self.data, axis=axis, keepdims=keepdims)))
 
     def argmin(self, axis=None, keepdims: bool = False) -> Tensor:
-        return _leaf(asarray(np.argmin(self.data, axis=_axis(axis, self, "argmin", single=True),
-                                       keepdims=keepdims)))
+        axis = axis_arg(axis, self, "argmin", single=True)
+        return constant(asarray(np.argmin(self.data, axis=axis, keepdims=keepdims)))
 
     # --- shape ---------------------------------------------------------------------------
     def reshape(self, *shape):
         # (Always a new tensor, even for the same shape: renaming or re-flagging the
         # result must not change ``self``, as with PyTorch's views.)
-        return apply_op(ops.RESHAPE, self, shape=_shape_arg(shape, "reshape"))
+        return apply_op(ops.RESHAPE, self, shape=shape_arg(shape, "reshape"))
 
     view = reshape
 
@@ -519,7 +527,7 @@ class Tensor(Node):
         ``x.swapaxes(0, 1)``.  An explicit identity warns, as it is almost
         always code written for PyTorch.
         """
-        axes = _shape_arg(axes, "transpose") if axes and axes != (None,) else None
+        axes = shape_arg(axes, "transpose") if axes and axes != (None,) else None
         if axes is not None and len(axes) >= 2 and len(axes) == self.data.ndim and all(
                 a % len(axes) == i for i, a in enumerate(axes)):
             warnings.warn(
@@ -529,32 +537,32 @@ class Tensor(Node):
         return apply_op(ops.TRANSPOSE, self, axes=axes)
 
     def permute(self, *axes):
-        return apply_op(ops.TRANSPOSE, self, axes=_shape_arg(axes, "permute"))
+        return apply_op(ops.TRANSPOSE, self, axes=shape_arg(axes, "permute"))
 
     def swapaxes(self, axis1: int, axis2: int):
         """Exchange two axes (what PyTorch calls ``transpose(dim0, dim1)``)."""
         axes = list(range(self.data.ndim))
-        a1 = _axis(axis1, self, "swapaxes", single=True) % max(self.data.ndim, 1)
-        a2 = _axis(axis2, self, "swapaxes", single=True) % max(self.data.ndim, 1)
+        a1 = axis_arg(axis1, self, "swapaxes", single=True) % max(self.data.ndim, 1)
+        a2 = axis_arg(axis2, self, "swapaxes", single=True) % max(self.data.ndim, 1)
         axes[a1], axes[a2] = axes[a2], axes[a1]
         return apply_op(ops.TRANSPOSE, self, axes=tuple(axes))
 
     def squeeze(self, axis=None):
-        return apply_op(ops.SQUEEZE, self, axis=_axis(axis, self, "squeeze"))
+        return apply_op(ops.SQUEEZE, self, axis=axis_arg(axis, self, "squeeze"))
 
     def unsqueeze(self, axis: int):
-        return apply_op(ops.UNSQUEEZE, self, axis=_int(axis, "unsqueeze", "axis"))
+        return apply_op(ops.UNSQUEEZE, self, axis=as_int(axis, "unsqueeze", "axis"))
 
     def expand(self, *shape):
         """Broadcast to ``shape`` (a view); -1 keeps that axis's size."""
-        shape = _shape_arg(shape, "expand")
+        shape = shape_arg(shape, "expand")
         lead = len(shape) - self.data.ndim
         shape = tuple(self.data.shape[i - lead] if n == -1 and i >= lead else n
                       for i, n in enumerate(shape))
         return self.broadcast_to(shape)
 
     def broadcast_to(self, shape):
-        shape = _shape_arg((shape,), "broadcast_to")
+        shape = shape_arg((shape,), "broadcast_to")
         try:
             ok = np.broadcast_shapes(self.data.shape, shape) == shape
         except ValueError:
@@ -570,8 +578,8 @@ class Tensor(Node):
         n = len(shape)
         if n == 0:
             return apply_op(ops.FLATTEN, self, shape=(1,))
-        s = _axis(start_dim, self, "flatten", single=True) % n
-        e = _axis(end_dim, self, "flatten", single=True) % n
+        s = axis_arg(start_dim, self, "flatten", single=True) % n
+        e = axis_arg(end_dim, self, "flatten", single=True) % n
         if s > e:
             raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim}")
         merged = 1
@@ -596,10 +604,10 @@ class Tensor(Node):
         if (widths < 0).any():
             raise ValueError(f"pad: negative pad_width {pad_width!r}")
         widths = tuple((int(a), int(b)) for a, b in widths)
-        return apply_op(ops.PAD, self, pad_width=widths, value=_number(value, "pad", "value"))
+        return apply_op(ops.PAD, self, pad_width=widths, value=as_number(value, "pad", "value"))
 
     def __getitem__(self, index):
-        return apply_op(ops.GETITEM, self, index=_index(index))
+        return apply_op(ops.GETITEM, self, index=index_arg(index))
 
     def astype(self, dtype) -> Tensor:
         """A copy in another dtype; differentiable between float dtypes."""
@@ -607,7 +615,7 @@ class Tensor(Node):
         if dtype == self.data.dtype:
             return self
         if dtype.kind != "f":
-            return _leaf(self.data.astype(dtype))
+            return constant(self.data.astype(dtype))
         return apply_op(ops.CAST, self, dtype=dtype)
 
     def float(self) -> Tensor:
@@ -617,54 +625,19 @@ class Tensor(Node):
         return self.astype(np.float64)
 
 
-# --- conversions ------------------------------------------------------------------------
-def to_array(data, dtype=None) -> np.ndarray:
-    """The array a new tensor holds: numpy arrays as they are, Python data as float32/int64."""
-    if dtype is not None:
-        dtype = np.dtype(dtype)
-    if isinstance(data, ndarray):
-        arr = data if dtype is None or data.dtype == dtype else data.astype(dtype)
-    elif isinstance(data, Node):
-        if not isinstance(data, Tensor):
-            raise TypeError(f"cannot make a Tensor from a {type(data).__name__}; "
-                            "the scalar and tensor engines do not mix (use v.data)")
-        arr = np.array(data.data, dtype=dtype)
-    elif isinstance(data, np.generic):
-        arr = np.asarray(data, dtype=dtype)
-    else:
-        try:
-            arr = np.asarray(data, dtype=dtype)
-        except (ValueError, TypeError) as e:
-            raise TypeError(f"cannot make a Tensor from {type(data).__name__}: {e}") from None
-        if dtype is None and arr.dtype == np.float64:
-            arr = arr.astype(np.float32)  # Python floats default to float32, like PyTorch
-    if arr.dtype.kind not in "fiub":
-        raise TypeError(f"Tensor supports float, int and bool data, got dtype {arr.dtype}")
-    return arr
-
-
+# --- leaves and constants ---------------------------------------------------------------
 def _rebuild(cls, data, requires_grad, label, grad) -> Tensor:
     t = cls(data, requires_grad=requires_grad, dtype=data.dtype, name=label)
     t.grad = grad
     return t
 
 
-def _check_differentiable(dtype, where: str) -> None:
-    if dtype.kind != "f":
-        raise TypeError(
-            f"{where}: only floating-point tensors can require gradients, got dtype {dtype}; "
-            f"convert first, e.g. Tensor(data, dtype='float32') or t.float()")
-
-
-def _leaf(arr, label=None) -> Tensor:
+def constant(arr, label=None) -> Tensor:
     """A constant leaf (no gradient) around ``arr``, without the constructor's checks."""
     return init_node(_new(Tensor), arr, label=label)
 
 
-_NUMBERS = (float, int, np.floating, np.integer, np.bool_)
-
-
-def _lift(x, like: np.dtype | None, op_name: str) -> Tensor:
+def lift(x, like: np.dtype | None, op_name: str) -> Tensor:
     """A non-tensor operand as a constant tensor whose dtype does not promote ``like``.
 
     A Python float next to a float32 tensor becomes float32 (next to an integer
@@ -672,12 +645,12 @@ def _lift(x, like: np.dtype | None, op_name: str) -> Tensor:
     """
     if isinstance(x, Tensor):
         return x
-    if isinstance(x, _NUMBERS):  # numpy scalars count as numbers too, as in PyTorch
+    if isinstance(x, NUMBERS):  # numpy scalars count as numbers too, as in PyTorch
         if like is not None and like.kind == "f":
-            return _leaf(np.array(x, dtype=like))
+            return constant(np.array(x, dtype=like))
         if isinstance(x, (float, np.floating)):
-            return _leaf(np.array(x, dtype=float32))
-        return _leaf(np.array(x))
+            return constant(np.array(x, dtype=float32))
+        return constant(np.array(x))
     if isinstance(x, Node):
         raise TypeError(f"{op_name}: a tensor op cannot take a {type(x).__name__}; "
                         "the scalar and tensor engines do not mix")
@@ -686,200 +659,7 @@ def _lift(x, like: np.dtype | None, op_name: str) -> Tensor:
     except TypeError:
         raise TypeError(f"{op_name}: unsupported operand of type {type(x).__name__} "
                         "for a Tensor op") from None
-    return _leaf(arr)
-
-
-def _promote(ad, bd):
-    """Operands of different dtypes, cast where PyTorch's rules differ from numpy's.
-
-    * An integer/bool operand takes the other operand's float dtype.
-    * A 0-d operand does not widen an operand with dimensions of the same kind:
-      a float32 matrix times a 0-d float64 tensor stays float32 (numpy would
-      give float64).  Between two operands with dimensions numpy's rule stands
-      (float32 with float64 gives float64).
-    """
-    ka, kb = ad.dtype.kind, bd.dtype.kind
-    if ka == "f" and kb != "f":
-        bd = bd.astype(ad.dtype)
-    elif kb == "f" and ka != "f":
-        ad = ad.astype(bd.dtype)
-    elif ka == kb and (ad.ndim == 0) != (bd.ndim == 0):
-        if ad.ndim == 0:
-            ad = ad.astype(bd.dtype)
-        else:
-            bd = bd.astype(ad.dtype)
-    return ad, bd
-
-
-def _number(x, op_name, what):
-    """A real-number setting (a one-element tensor counts) as a float, or a clear error."""
-    v = _scalar(x)
-    if not isinstance(v, numbers.Real):
-        raise TypeError(f"{op_name}: {what} must be a number, got {x!r}")
-    return float(v)
-
-
-def _scalar(x):
-    """A one-element tensor or array as the Python number it holds; anything else as is."""
-    if isinstance(x, Node):
-        x = x.data
-    if isinstance(x, ndarray) and x.size == 1:
-        return x.item()
-    return x
-
-
-def _as_index(x) -> int | None:
-    """``x`` as an int if it is one (a Python or numpy integer, a 0-d integer array or
-    tensor), else None.  A float is not truncated (``axis=1.5`` is not 1), and a bool is
-    refused: Python counts it as an int, but True as an axis or a size is a mistake."""
-    if isinstance(x, Node):
-        x = x.data
-    if isinstance(x, ndarray):
-        return int(x) if x.ndim == 0 and x.dtype.kind in "iu" else None
-    if isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)):
-        return int(x)
-    return None
-
-
-def _int(x, op_name, what) -> int:
-    """An int setting, or a TypeError naming the op and the argument."""
-    i = _as_index(x)
-    if i is None:
-        raise TypeError(f"{op_name}: {what} must be an int, got {x!r}")
-    return i
-
-
-def _size_arg(args, op_name) -> tuple:
-    """A constructor's shape: like ``_shape_arg``, and every size must be >= 0."""
-    shape = _shape_arg(args, op_name)
-    if any(n < 0 for n in shape):
-        raise ValueError(f"{op_name}: sizes must be >= 0, got shape {shape}")
-    return shape
-
-
-def _bound(b, x, op_name):
-    """A clip bound: None, a number, or a constant array in ``x``'s float dtype."""
-    if b is None:
-        return None
-    if isinstance(b, Tensor):
-        if b.requires_grad:
-            raise TypeError(f"{op_name}: a bound that requires grad is not supported; "
-                            f"write x.maximum(lo).minimum(hi) to get gradients for bounds")
-        b = b.data
-    if isinstance(b, _NUMBERS) and not isinstance(b, np.ndarray):
-        return float(b) if isinstance(b, (float, np.floating)) else int(b)
-    if isinstance(b, Node):
-        raise TypeError(f"{op_name}: expected a number, array or Tensor bound, got "
-                        f"{type(b).__name__}")
-    try:
-        arr = np.asarray(b)
-    except (TypeError, ValueError):
-        arr = None
-    if arr is None or arr.dtype.kind not in "fiub":
-        raise TypeError(f"{op_name}: expected a number, array or Tensor bound, got "
-                        f"{type(b).__name__}")
-    shape = x.data.shape
-    try:
-        fits = np.broadcast_shapes(arr.shape, shape) == shape
-    except ValueError:
-        fits = False
-    if not fits:
-        raise ValueError(f"{op_name}: a bound of shape {arr.shape} does not broadcast to "
-                         f"the tensor's shape {shape}")
-    if x.data.dtype.kind == "f":
-        arr = arr.astype(x.data.dtype, copy=False)  # bounds never promote the tensor
-    return arr
-
-
-def _shape_arg(args, op_name) -> tuple:
-    """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all mean the shape (2, 3)."""
-    if len(args) == 1 and _as_index(args[0]) is None:
-        args = args[0]
-    try:
-        shape = tuple(_as_index(a) for a in args)
-    except TypeError:
-        shape = (None,)
-    if None in shape:
-        raise TypeError(f"{op_name}: expected a shape made of ints, got {args!r}")
-    return shape
-
-
-def _axis(axis, t, op_name, single=False):
-    """Validate ``axis`` (None, int or tuple of ints) against ``t``'s dimensions."""
-    if axis is None:
-        return None
-    ndim = t.data.ndim
-    one = _as_index(axis)
-    if single and one is None:
-        raise TypeError(f"{op_name}: axis must be an int, got {axis!r}")
-    try:
-        axes = (one,) if one is not None else tuple(_as_index(a) for a in axis)
-    except TypeError:
-        axes = (None,)
-    if None in axes:
-        raise TypeError(f"{op_name}: axis must be None, an int or a tuple of ints, "
-                        f"got {axis!r}")
-    for a in axes:
-        if not -max(ndim, 1) <= a < max(ndim, 1):
-            raise ValueError(f"{op_name}: axis {a} is out of range for a tensor of shape "
-                             f"{t.data.shape} ({ndim} dimensions)")
-    if len({a % max(ndim, 1) for a in axes}) != len(axes):
-        raise ValueError(f"{op_name}: repeated axis in {axis!r}")
-    return axes[0] if one is not None else axes
-
-
-def _index(index) -> tuple:
-    """A user index as a tuple numpy understands, with tensors and lists as arrays."""
-    if not isinstance(index, tuple):
-        index = (index,)
-    out = []
-    for i in index:
-        if isinstance(i, Tensor):
-            i = i.data
-        elif isinstance(i, list):
-            i = asarray(i) if i else np.zeros(0, dtype=np.intp)  # x[[]]: an empty selection
-        if isinstance(i, ndarray) and i.dtype.kind not in "iub":
-            raise IndexError(f"getitem: index arrays must be integer or bool, got dtype {i.dtype}")
-        out.append(i)
-    return tuple(out)
-
-
-# --- errors --------------------------------------------------------------------------------
-def _describe(tensors) -> str:
-    return ", ".join(f"{tuple(t.data.shape)} {t.data.dtype}" for t in tensors)
-
-
-def op_error(op, tensors, attrs, err) -> Exception:
-    """A clear error for a failed forward: the op, the inputs' shapes and dtypes, the cause."""
-    name = op.name
-    shapes = [tuple(t.data.shape) for t in tensors]
-    if name == "matmul" and len(shapes) == 2:
-        a, b = shapes
-        if not a or not b:
-            msg = (f"matmul: both operands need at least one dimension, got shapes {a} and {b}"
-                   " (use * to multiply by a scalar)")
-        else:
-            inner_a = a[-1]
-            inner_b = b[0] if len(b) == 1 else b[-2]
-            if inner_a != inner_b:
-                msg = (f"matmul: shapes {a} and {b} do not line up: the last axis of the first "
-                       f"({inner_a}) must equal the {'only' if len(b) == 1 else 'second-to-last'}"
-                       f" axis of the second ({inner_b})")
-            else:
-                msg = (f"matmul: batch shapes {a[:-2]} and {b[:-2]} of operands {a} and {b} "
-                       "cannot be broadcast together")
-    elif op.arity == 2 and "broadcast" in str(err):
-        msg = f"{name}: shapes {shapes[0]} and {shapes[1]} cannot be broadcast together"
-    else:
-        settings = {k: v for k, v in attrs.items() if k != "index"}
-        shown = f" with {settings}" if settings else ""
-        msg = f"{name}{shown}: {err}"
-    msg += f"  [inputs: {_describe(tensors)}]"
-    if isinstance(err, IndexError):
-        return IndexError(msg)
-    if isinstance(err, TypeError):
-        return TypeError(msg)
-    return ValueError(msg)
+    return constant(arr)
 
 
 # --- building nodes ---------------------------------------------------------------------
@@ -947,7 +727,7 @@ def _lift_all(inputs, op) -> tuple:
         if isinstance(x, Tensor) and x.data.dtype.kind == "f":
             like = x.data.dtype
             break
-    return tuple(x if isinstance(x, Tensor) else _lift(x, like, op.name) for x in inputs)
+    return tuple(x if isinstance(x, Tensor) else lift(x, like, op.name) for x in inputs)
 
 
 def _prepare(op, datas) -> None:
@@ -955,7 +735,7 @@ def _prepare(op, datas) -> None:
     if op.float_only and datas and datas[0].dtype.kind != "f":
         datas[0] = datas[0].astype(float32)
     promote = op.promote
-    if promote:  # PyTorch's rules, as in ``_promote``
+    if promote:  # PyTorch's rules, as in ``promote``
         part = slice(None) if promote is True else promote
         idx = range(len(datas))[part]
         floats = [datas[i] for i in idx if datas[i].dtype.kind == "f"]
@@ -1001,7 +781,7 @@ def _reduction_axis(axis, x, op_name):
     ``axis=0``, ``-1`` or ``(0,)`` leave its one value as it is, as in PyTorch)."""
     if axis is None:
         return None
-    axis = _axis(axis, x, op_name)
+    axis = axis_arg(axis, x, op_name)
     return None if x.data.ndim == 0 else axis
 
 
@@ -1014,167 +794,10 @@ def _compare(ufunc, a, b) -> Tensor:
     if isinstance(bd, Node):
         return NotImplemented
     try:
-        return _leaf(asarray(ufunc(a.data, bd)))
+        return constant(asarray(ufunc(a.data, bd)))
     except (ValueError, TypeError) as err:
         other = np.shape(bd)
         raise ValueError(f"{ufunc.__name__}: cannot compare shapes {a.data.shape} and "
                          f"{other}: {err}") from None
 
 
-# --- functions of several tensors ------------------------------------------------------------
-def _tensor_list(tensors, op_name):
-    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
-        raise TypeError(f"{op_name} expects a list or tuple of tensors, got "
-                        f"{type(tensors).__name__}")
-    if not tensors:
-        raise ValueError(f"{op_name} needs at least one tensor")
-    return tensors
-
-
-def cat(tensors, axis: int = 0) -> Tensor:
-    """Join tensors along an existing axis (``np.concatenate``)."""
-    return apply_op(ops.CAT, *_tensor_list(tensors, "cat"), axis=_int(axis, "cat", "axis"))
-
-
-concatenate = cat  # numpy's name
-
-
-def stack(tensors, axis: int = 0) -> Tensor:
-    """Join tensors of equal shape along a new axis (``np.stack``)."""
-    return apply_op(ops.STACK, *_tensor_list(tensors, "stack"),
-                    axis=_int(axis, "stack", "axis"))
-
-
-def maximum(a, b) -> Tensor:
-    """Elementwise larger value (``np.maximum``); a tie shares the gradient half and half."""
-    return _either(Tensor.maximum, a, b, "maximum")
-
-
-def minimum(a, b) -> Tensor:
-    """Elementwise smaller value (``np.minimum``); a tie shares the gradient half and half."""
-    return _either(Tensor.minimum, a, b, "minimum")
-
-
-def _either(method, a, b, op_name) -> Tensor:
-    """``method(a, b)`` when either operand (not necessarily the first) is a Tensor."""
-    if not isinstance(a, Tensor):
-        if not isinstance(b, Tensor):
-            raise TypeError(f"{op_name}: give at least one Tensor (for arrays use np.{op_name})")
-        a = _lift(a, b.data.dtype, op_name)
-    return method(a, b)
-
-
-def where(condition, a, b) -> Tensor:
-    """``a`` where ``condition`` (a bool tensor or array) holds, else ``b``."""
-    cond = condition.data if isinstance(condition, Tensor) else asarray(condition)
-    if cond.dtype != bool:
-        raise TypeError(f"where: the condition must be a bool tensor (e.g. x > 0), got dtype "
-                        f"{cond.dtype}")
-    cond_t = condition if isinstance(condition, Tensor) else _leaf(cond)
-    return apply_op(ops.WHERE, cond_t, a, b)
-
-
-# --- constructors ----------------------------------------------------------------------------
-_rng = [np.random.default_rng(0)]
-
-
-def manual_seed(seed: int) -> np.random.Generator:
-    """Reset the default generator used by ``randn`` / ``rand`` (like ``torch.manual_seed``)."""
-    _rng[0] = np.random.default_rng(seed)
-    return _rng[0]
-
-
-def _generator(generator, seed):
-    if generator is not None and seed is not None:
-        raise ValueError("give either generator= or seed=, not both")
-    if generator is not None:
-        return generator
-    if seed is not None:
-        return np.random.default_rng(seed)
-    return _rng[0]
-
-
-def _float_dtype(dtype, fn):
-    dtype = float32 if dtype is None else np.dtype(dtype)
-    if dtype.kind != "f":
-        raise TypeError(f"{fn}: dtype must be a float dtype, got {dtype}")
-    return dtype
-
-
-def _make(arr, requires_grad, name) -> Tensor:
-    return Tensor(arr, requires_grad=requires_grad, name=name)
-
-
-def tensor(data, requires_grad: bool = False, dtype=None, name: str | None = None) -> Tensor:
-    """A new tensor holding a *copy* of ``data`` (Python floats become float32)."""
-    arr = to_array(data, dtype)
-    source = data.data if isinstance(data, Tensor) else data
-    if arr is source or (isinstance(source, ndarray) and np.shares_memory(arr, source)):
-        arr = arr.copy()
-    return Tensor(arr, requires_grad=requires_grad, name=name)
-
-
-def zeros(*shape, dtype=None, requires_grad: bool = False, name: str | None = None) -> Tensor:
-    dtype = float32 if dtype is None else dtype
-    return _make(np.zeros(_size_arg(shape, "zeros"), dtype=dtype), requires_grad, name)
-
-
-def ones(*shape, dtype=None, requires_grad: bool = False, name: str | None = None) -> Tensor:
-    dtype = float32 if dtype is None else dtype
-    return _make(np.ones(_size_arg(shape, "ones"), dtype=dtype), requires_grad, name)
-
-
-def full(shape, fill_value, dtype=None, requires_grad: bool = False,
-         name: str | None = None) -> Tensor:
-    arr = np.full(_size_arg((shape,), "full"), fill_value, dtype=dtype)
-    if dtype is None and arr.dtype == np.float64:
-        arr = arr.astype(float32)
-    return _make(arr, requires_grad, name)
-
-
-def zeros_like(t, dtype=None, requires_grad: bool = False, name: str | None = None) -> Tensor:
-    ref = t.data if isinstance(t, Tensor) else asarray(t)
-    return _make(np.zeros(ref.shape, dtype=dtype or ref.dtype), requires_grad, name)
-
-
-def ones_like(t, dtype=None, requires_grad: bool = False, name: str | None = None) -> Tensor:
-    ref = t.data if isinstance(t, Tensor) else asarray(t)
-    return _make(np.ones(ref.shape, dtype=dtype or ref.dtype), requires_grad, name)
-
-
-def randn(*shape, generator=None, seed=None, dtype=None, requires_grad: bool = False,
-          name: str | None = None) -> Tensor:
-    """Standard normal samples from a seeded ``np.random.Generator``.
-
-    ``generator=`` uses your generator, ``seed=`` a fresh one, neither the
-    module's default (reset it with ``manual_seed``), so results repeat.
-    """
-    rng = _generator(generator, seed)
-    dtype = _float_dtype(dtype, "randn")
-    return _make(rng.standard_normal(_size_arg(shape, "randn"), dtype=dtype), requires_grad, name)
-
-
-def rand(*shape, generator=None, seed=None, dtype=None, requires_grad: bool = False,
-         name: str | None = None) -> Tensor:
-    """Uniform samples in [0, 1) (see ``randn`` for the generator)."""
-    rng = _generator(generator, seed)
-    dtype = _float_dtype(dtype, "rand")
-    return _make(rng.random(_size_arg(shape, "rand"), dtype=dtype), requires_grad, name)
-
-
-def arange(start, stop=None, step=1, dtype=None, requires_grad: bool = False,
-           name: str | None = None) -> Tensor:
-    """Evenly spaced values in [start, stop): int64 for ints, float32 for floats."""
-    bounds = []
-    for what, v in (("start", start), ("stop", stop), ("step", step)):
-        n = _scalar(v)
-        if v is not None and (isinstance(n, (bool, np.bool_)) or not isinstance(n, numbers.Real)):
-            raise TypeError(f"arange: {what} must be a number, got {v!r}")
-        bounds.append(n)
-    start, stop, step = bounds
-    arr = np.arange(start, stop, step) if stop is not None else np.arange(start)
-    if dtype is not None:
-        arr = arr.astype(dtype)
-    elif arr.dtype == np.float64:
-        arr = arr.astype(float32)
-    return _make(arr, requires_grad, name)

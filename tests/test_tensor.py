@@ -632,12 +632,15 @@ class TestFits:
         a = leaf(np.ones((2, 3)), np.float32)
         b = leaf(np.ones((2, 3)), np.float32)
         bias = leaf(np.ones(3), np.float32)
-        assert (a * b).grads_fit_inputs and (a - b).tanh().grads_fit_inputs and (-a).grads_fit_inputs
-        assert (a * 2.0).grads_fit_inputs and (1 - a).grads_fit_inputs  # the constant is broadcast, not a
+        assert (a * b).grads_fit_inputs and (a - b).tanh().grads_fit_inputs
+        assert (-a).grads_fit_inputs
+        assert (a * 2.0).grads_fit_inputs  # the constant is broadcast, not a
+        assert (1 - a).grads_fit_inputs
         assert not (a + bias).grads_fit_inputs  # bias gets a gradient that must be summed down
         assert not (a * leaf(np.ones((2, 3)))).grads_fit_inputs  # float32 * float64: promoted
         assert not (a @ leaf(np.ones((3, 3)), np.float32)).grads_fit_inputs  # not elementwise
-        assert not a.sum().grads_fit_inputs and not a.leaky_relu().grads_fit_inputs  # general ops: checked
+        assert not a.sum().grads_fit_inputs  # general ops: checked
+        assert not a.leaky_relu().grads_fit_inputs
         assert not a.grads_fit_inputs  # a leaf
         with no_grad():
             assert not (a * b).grads_fit_inputs

@@ -12,7 +12,7 @@ from .trace import Contribute, Created, Seeded, Tape, Visit, record
 
 __all__ = [
     "AnomalyError", "Contribute", "Created", "GradcheckError", "GraphReleasedError",
-    "Node", "Op", "define_op", "Seeded", "Tape", "Visit", "backward", "detect_anomaly", "enable_grad",
-    "get_op", "gradcheck", "is_grad_enabled", "no_grad", "record", "register",
+    "Node", "Op", "Seeded", "Tape", "Visit", "backward", "define_op", "detect_anomaly",
+    "enable_grad", "get_op", "gradcheck", "is_grad_enabled", "no_grad", "record", "register",
     "registered_ops", "set_grad_enabled", "topological_order", "unbroadcast",
 ]

@@ -26,7 +26,8 @@ import numbers
 
 import numpy as np
 
-from ..tensor import _number, _shape_arg, apply_op
+from ..tensor import apply_op
+from ..tensor_args import as_number, shape_arg
 from . import conv as _conv
 from . import linear as _linear
 from . import losses as _losses
@@ -188,7 +189,7 @@ def batch_norm(x, running_mean=None, running_var=None, weight=None, bias=None,
         if v is not None and _shape(v) != (C,):
             raise ValueError(f"batch_norm: {name} must have shape ({C},) for an input with "
                              f"{C} channels {shape}, got {_shape(v)}")
-    eps = _number(eps, "batch_norm", "eps")
+    eps = as_number(eps, "batch_norm", "eps")
     x, weight, bias = _affine_operands("batch_norm", x, weight, bias, (C,))
     dtype = x.data.dtype
     if training:
@@ -199,7 +200,7 @@ def batch_norm(x, running_mean=None, running_var=None, weight=None, bias=None,
                              f"training, got input of shape {shape}")
         if running_mean is not None or running_var is not None:
             # Check everything before the first buffer changes in place.
-            momentum = _number(momentum, "batch_norm", "momentum")
+            momentum = as_number(momentum, "batch_norm", "momentum")
             for name, buf in (("running_mean", running_mean), ("running_var", running_var)):
                 if buf is not None:
                     _check_running_buffer(name, buf)
@@ -245,7 +246,7 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, eps: float = 1e-5):
 
     dtypes as in ``batch_norm``: the input's float dtype wins over constant γ, β.
     """
-    norm_shape = _shape_arg((normalized_shape,), "layer_norm")
+    norm_shape = shape_arg((normalized_shape,), "layer_norm")
     shape = _shape(x)
     k = len(norm_shape)
     if k == 0 or shape[len(shape) - k:] != norm_shape or len(shape) < k:
@@ -255,7 +256,7 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, eps: float = 1e-5):
         if v is not None and _shape(v) != norm_shape:
             raise ValueError(f"layer_norm: {name} must have shape {norm_shape}, got {_shape(v)}")
     x, weight, bias = _affine_operands("layer_norm", x, weight, bias, norm_shape)
-    return apply_op(_norm.LAYER_NORM, x, weight, bias, eps=_number(eps, "layer_norm", "eps"),
+    return apply_op(_norm.LAYER_NORM, x, weight, bias, eps=as_number(eps, "layer_norm", "eps"),
                     ndim=k)
 
 

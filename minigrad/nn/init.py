@@ -38,7 +38,7 @@ __all__ = [
 def _default_holder() -> list:
     """The one-element list holding minigrad's default generator (shared with ``randn``)."""
     try:
-        from ..tensor import _rng  # (``minigrad.tensor`` the name is the function tensor())
+        from ..tensor_functions import _rng
     except ImportError:  # pragma: no cover - the tensor module renamed it
         return _OWN_DEFAULT
     return _rng

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.registry import SAVES, define_op
+from ..autograd.registry import define_op
 
 #: shape pairs every broadcasting binary op is checked on
 BROADCAST_PAIRS = (

@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from ..autograd.registry import passthrough
-from ._base import BROADCAST_PAIRS, SAVES, away_from_zero, masked, nd, tensor_op, uniform
+from ._base import BROADCAST_PAIRS, away_from_zero, masked, nd, tensor_op, uniform
 
 _SQRT1_2 = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)

@@ -1,0 +1,253 @@
+"""Checking what a user passes to a tensor op, before numpy sees it.
+
+A wrong argument gets an error that names the op and the argument
+(``unsqueeze: axis must be an int, got 1.5``), never a truncated value or a
+numpy traceback from deep inside.  ``op_error`` turns a failure inside an op's
+forward into the same kind of message, with the inputs' shapes and dtypes.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .autograd.node import Node
+
+__all__ = [
+    "to_array", "check_differentiable", "NUMBERS", "promote", "as_number", "scalar_value",
+    "as_index", "as_int", "size_arg", "bound_arg", "shape_arg", "axis_arg", "index_arg",
+    "op_error",
+]
+
+ndarray = np.ndarray
+asarray = np.asarray
+float32 = np.dtype(np.float32)
+
+
+def to_array(data, dtype=None) -> np.ndarray:
+    """The array a new tensor holds: numpy arrays as they are, Python data as float32/int64."""
+    if dtype is not None:
+        dtype = np.dtype(dtype)
+    if isinstance(data, ndarray):
+        arr = data if dtype is None or data.dtype == dtype else data.astype(dtype)
+    elif isinstance(data, Node):
+        if not isinstance(data.data, ndarray):
+            raise TypeError(f"cannot make a Tensor from a {type(data).__name__}; "
+                            "the scalar and tensor engines do not mix (use v.data)")
+        arr = np.array(data.data, dtype=dtype)
+    elif isinstance(data, np.generic):
+        arr = np.asarray(data, dtype=dtype)
+    else:
+        try:
+            arr = np.asarray(data, dtype=dtype)
+        except (ValueError, TypeError) as e:
+            raise TypeError(f"cannot make a Tensor from {type(data).__name__}: {e}") from None
+        if dtype is None and arr.dtype == np.float64:
+            arr = arr.astype(np.float32)  # Python floats default to float32, like PyTorch
+    if arr.dtype.kind not in "fiub":
+        raise TypeError(f"Tensor supports float, int and bool data, got dtype {arr.dtype}")
+    return arr
+
+
+def check_differentiable(dtype, where: str) -> None:
+    if dtype.kind != "f":
+        raise TypeError(
+            f"{where}: only floating-point tensors can require gradients, got dtype {dtype}; "
+            f"convert first, e.g. Tensor(data, dtype='float32') or t.float()")
+
+
+NUMBERS = (float, int, np.floating, np.integer, np.bool_)
+
+
+def promote(ad, bd):
+    """Operands of different dtypes, cast where PyTorch's rules differ from numpy's.
+
+    * An integer/bool operand takes the other operand's float dtype.
+    * A 0-d operand does not widen an operand with dimensions of the same kind:
+      a float32 matrix times a 0-d float64 tensor stays float32 (numpy would
+      give float64).  Between two operands with dimensions numpy's rule stands
+      (float32 with float64 gives float64).
+    """
+    ka, kb = ad.dtype.kind, bd.dtype.kind
+    if ka == "f" and kb != "f":
+        bd = bd.astype(ad.dtype)
+    elif kb == "f" and ka != "f":
+        ad = ad.astype(bd.dtype)
+    elif ka == kb and (ad.ndim == 0) != (bd.ndim == 0):
+        if ad.ndim == 0:
+            ad = ad.astype(bd.dtype)
+        else:
+            bd = bd.astype(ad.dtype)
+    return ad, bd
+
+
+def as_number(x, op_name, what):
+    """A real-number setting (a one-element tensor counts) as a float, or a clear error."""
+    v = scalar_value(x)
+    if not isinstance(v, numbers.Real):
+        raise TypeError(f"{op_name}: {what} must be a number, got {x!r}")
+    return float(v)
+
+
+def scalar_value(x):
+    """A one-element tensor or array as the Python number it holds; anything else as is."""
+    if isinstance(x, Node):
+        x = x.data
+    if isinstance(x, ndarray) and x.size == 1:
+        return x.item()
+    return x
+
+
+def as_index(x) -> int | None:
+    """``x`` as an int if it is one (a Python or numpy integer, a 0-d integer array or
+    tensor), else None.  A float is not truncated (``axis=1.5`` is not 1), and a bool is
+    refused: Python counts it as an int, but True as an axis or a size is a mistake."""
+    if isinstance(x, Node):
+        x = x.data
+    if isinstance(x, ndarray):
+        return int(x) if x.ndim == 0 and x.dtype.kind in "iu" else None
+    if isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)):
+        return int(x)
+    return None
+
+
+def as_int(x, op_name, what) -> int:
+    """An int setting, or a TypeError naming the op and the argument."""
+    i = as_index(x)
+    if i is None:
+        raise TypeError(f"{op_name}: {what} must be an int, got {x!r}")
+    return i
+
+
+def size_arg(args, op_name) -> tuple:
+    """A constructor's shape: like ``shape_arg``, and every size must be >= 0."""
+    shape = shape_arg(args, op_name)
+    if any(n < 0 for n in shape):
+        raise ValueError(f"{op_name}: sizes must be >= 0, got shape {shape}")
+    return shape
+
+
+def bound_arg(b, x, op_name):
+    """A clip bound: None, a number, or a constant array in ``x``'s float dtype."""
+    if b is None:
+        return None
+    if isinstance(b, Node) and isinstance(b.data, ndarray):
+        if b.requires_grad:
+            raise TypeError(f"{op_name}: a bound that requires grad is not supported; "
+                            f"write x.maximum(lo).minimum(hi) to get gradients for bounds")
+        b = b.data
+    if isinstance(b, NUMBERS) and not isinstance(b, np.ndarray):
+        return float(b) if isinstance(b, (float, np.floating)) else int(b)
+    if isinstance(b, Node):
+        raise TypeError(f"{op_name}: expected a number, array or Tensor bound, got "
+                        f"{type(b).__name__}")
+    try:
+        arr = np.asarray(b)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is None or arr.dtype.kind not in "fiub":
+        raise TypeError(f"{op_name}: expected a number, array or Tensor bound, got "
+                        f"{type(b).__name__}")
+    shape = x.data.shape
+    try:
+        fits = np.broadcast_shapes(arr.shape, shape) == shape
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError(f"{op_name}: a bound of shape {arr.shape} does not broadcast to "
+                         f"the tensor's shape {shape}")
+    if x.data.dtype.kind == "f":
+        arr = arr.astype(x.data.dtype, copy=False)  # bounds never promote the tensor
+    return arr
+
+
+def shape_arg(args, op_name) -> tuple:
+    """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all mean the shape (2, 3)."""
+    if len(args) == 1 and as_index(args[0]) is None:
+        args = args[0]
+    try:
+        shape = tuple(as_index(a) for a in args)
+    except TypeError:
+        shape = (None,)
+    if None in shape:
+        raise TypeError(f"{op_name}: expected a shape made of ints, got {args!r}")
+    return shape
+
+
+def axis_arg(axis, t, op_name, single=False):
+    """Validate ``axis`` (None, int or tuple of ints) against ``t``'s dimensions."""
+    if axis is None:
+        return None
+    ndim = t.data.ndim
+    one = as_index(axis)
+    if single and one is None:
+        raise TypeError(f"{op_name}: axis must be an int, got {axis!r}")
+    try:
+        axes = (one,) if one is not None else tuple(as_index(a) for a in axis)
+    except TypeError:
+        axes = (None,)
+    if None in axes:
+        raise TypeError(f"{op_name}: axis must be None, an int or a tuple of ints, "
+                        f"got {axis!r}")
+    for a in axes:
+        if not -max(ndim, 1) <= a < max(ndim, 1):
+            raise ValueError(f"{op_name}: axis {a} is out of range for a tensor of shape "
+                             f"{t.data.shape} ({ndim} dimensions)")
+    if len({a % max(ndim, 1) for a in axes}) != len(axes):
+        raise ValueError(f"{op_name}: repeated axis in {axis!r}")
+    return axes[0] if one is not None else axes
+
+
+def index_arg(index) -> tuple:
+    """A user index as a tuple numpy understands, with tensors and lists as arrays."""
+    if not isinstance(index, tuple):
+        index = (index,)
+    out = []
+    for i in index:
+        if isinstance(i, Node):
+            i = i.data
+        elif isinstance(i, list):
+            i = asarray(i) if i else np.zeros(0, dtype=np.intp)  # x[[]]: an empty selection
+        if isinstance(i, ndarray) and i.dtype.kind not in "iub":
+            raise IndexError(f"getitem: index arrays must be integer or bool, got dtype {i.dtype}")
+        out.append(i)
+    return tuple(out)
+
+
+# --- errors ---------------------------------------------------------------------------
+def describe(tensors) -> str:
+    return ", ".join(f"{tuple(t.data.shape)} {t.data.dtype}" for t in tensors)
+
+
+def op_error(op, tensors, attrs, err) -> Exception:
+    """A clear error for a failed forward: the op, the inputs' shapes and dtypes, the cause."""
+    name = op.name
+    shapes = [tuple(t.data.shape) for t in tensors]
+    if name == "matmul" and len(shapes) == 2:
+        a, b = shapes
+        if not a or not b:
+            msg = (f"matmul: both operands need at least one dimension, got shapes {a} and {b}"
+                   " (use * to multiply by a scalar)")
+        else:
+            inner_a = a[-1]
+            inner_b = b[0] if len(b) == 1 else b[-2]
+            if inner_a != inner_b:
+                msg = (f"matmul: shapes {a} and {b} do not line up: the last axis of the first "
+                       f"({inner_a}) must equal the {'only' if len(b) == 1 else 'second-to-last'}"
+                       f" axis of the second ({inner_b})")
+            else:
+                msg = (f"matmul: batch shapes {a[:-2]} and {b[:-2]} of operands {a} and {b} "
+                       "cannot be broadcast together")
+    elif op.arity == 2 and "broadcast" in str(err):
+        msg = f"{name}: shapes {shapes[0]} and {shapes[1]} cannot be broadcast together"
+    else:
+        settings = {k: v for k, v in attrs.items() if k != "index"}
+        shown = f" with {settings}" if settings else ""
+        msg = f"{name}{shown}: {err}"
+    msg += f"  [inputs: {describe(tensors)}]"
+    if isinstance(err, IndexError):
+        return IndexError(msg)
+    if isinstance(err, TypeError):
+        return TypeError(msg)
+    return ValueError(msg)
