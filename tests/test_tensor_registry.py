@@ -96,8 +96,9 @@ def test_the_elementwise_ops_are_marked():
 @pytest.mark.parametrize("op", ELEMENTWISE, ids=[op.name for op in ELEMENTWISE])
 def test_elementwise_rules_return_gradients_that_fit(op, dtype):
     """What ``Node.grads_fit_inputs`` lets the engine take on trust, checked for every
-    elementwise op: with no input broadcast, each rule returns an array of its input's shape and dtype
-    that is either ``g`` itself or a fresh array (never a view of something else)."""
+    elementwise op: with no input broadcast, each rule returns an array of its input's
+    shape and dtype that is either ``g`` itself or a fresh array (never a view of
+    something else)."""
     rng = np.random.default_rng(3)
     checked = 0
     for inputs, attrs in op.cases(rng):
