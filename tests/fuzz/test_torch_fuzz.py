@@ -1,7 +1,7 @@
 """Differential fuzzing of the Tensor engine against PyTorch (skipped without torch).
 
 A small, fixed number of derandomized Hypothesis examples per op family and dtype;
-``tests/torch_fuzz.py`` has the program generator and a command line for long runs.
+``tests/fuzz/torch_fuzz.py`` has the program generator and a command line for long runs.
 A failure's message ends with the minimal (shrunk) reproducer program.
 """
 
@@ -12,7 +12,8 @@ torch = pytest.importorskip("torch")
 
 from hypothesis import Phase, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
-from torch_fuzz import (  # noqa: E402
+
+from tests.fuzz.torch_fuzz import (  # noqa: E402
     FAMILIES,
     HEALTH,
     MIX_OPS,
@@ -22,7 +23,7 @@ from torch_fuzz import (  # noqa: E402
     check_ties,
 )
 
-EXAMPLES = 30  # per family and dtype (or op); long runs: python tests/torch_fuzz.py all 300
+EXAMPLES = 30  # per family and dtype (or op); long runs: python tests/fuzz/torch_fuzz.py all 300
 DTYPES = pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["f64", "f32"])
 fuzz = settings(max_examples=EXAMPLES, derandomize=True, database=None, deadline=None,
                 suppress_health_check=HEALTH, print_blob=False,

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-LESSONS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
+LESSONS = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("*.ipynb"))
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 

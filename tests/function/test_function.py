@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _graphs import Cube
 
 import minigrad
 from minigrad import Function, Tensor, gradcheck
 from minigrad.autograd import registered_ops
+from tests._graphs import Cube
 
 
 class ScaledMul(Function):

@@ -8,10 +8,10 @@ import shutil
 
 import numpy as np
 import pytest
-from _graphs import Cube
 
 import minigrad
 from minigrad import Value
+from tests._graphs import Cube
 from viz.frames import Frames, StepperState, fmt_num, fmt_value, node_name
 from viz.stepper import step_through
 

@@ -19,13 +19,14 @@ documented rule (tied elements share the gradient equally, which is also what to
 does), and mixed operand dtypes (float32/float64/int64/bool tensors, 0-d tensors and
 Python numbers), whose result dtype must follow torch's type promotion.
 
-``tests/test_torch_fuzz.py`` runs a few dozen derandomized examples per family as part
+``tests/fuzz/test_torch_fuzz.py`` runs a few dozen derandomized examples per family as part
 of the test suite (skipped without torch).  For long runs use the command line::
 
-    python tests/torch_fuzz.py [all|family,family,...] [examples per family and dtype]
+    python tests/fuzz/torch_fuzz.py [all|family,family,...] [examples per family and dtype]
 
-e.g. ``python tests/torch_fuzz.py all 300`` or ``python tests/torch_fuzz.py index,pad 2000``;
-it prints ok/fail/no-op counts per family and dtype and one reproducer per failure kind.
+e.g. ``python tests/fuzz/torch_fuzz.py all 300`` or
+``python tests/fuzz/torch_fuzz.py index,pad 2000``; it prints ok/fail/no-op counts per
+family and dtype and one reproducer per failure kind.
 """
 
 # The op templates mix printf formatting (for the drawn arguments) with str.format

@@ -12,13 +12,13 @@ import warnings
 
 import numpy as np
 import pytest
-from _graphs import Cube
 
 import minigrad
 import viz
 import viz.plots
 from minigrad import Tensor, Value, nn
 from minigrad.autograd.registry import registered_ops
+from tests._graphs import Cube
 from viz.player import SvgTemplate, _payload
 from viz.stepper import GradText, Stepper, step_through
 

@@ -193,7 +193,7 @@ def test_readme_first_look_snippet_keeps_its_promises(capsys):
     step-through at its end leaves a.grad and b.grad as c.backward() left them."""
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     section = readme.split("## A first look", 1)[1]
     code = section.split("```python\n", 1)[1].split("```", 1)[0]
     assert "viz.step_through(" in code

@@ -4,7 +4,7 @@ And, for wrong answers a check does recognise, how the answer is shown: with its
 or dtype where that is the mistake, and in a few lines even when it is a 4-D array.
 
 Wrong answers that a check itself must reject, with the hint it gives, live in
-``exercises/checks/mistakes.py`` and are run by ``tests/test_exercises_meta.py``.
+``exercises/checks/mistakes.py`` and are run by ``tests/exercises/test_meta.py``.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from exercises.solutions import ex14_gradcheck as _s14
 from exercises.solutions import ex16_conv2d as _s16
 from exercises.solutions.ex09_tape import Tape as _SolutionTape
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _chain(g, a, b):
@@ -39,7 +39,7 @@ def test_a_helper_still_raising_not_implemented_is_a_short_error():
     assert outcome.status == _runner.ERROR
     assert outcome.message.startswith("NotImplementedError")
     assert "hint: a helper still raises NotImplementedError (_chain)" in outcome.message
-    assert "test_exercise_feedback.py:" in outcome.message  # the student's line
+    assert "test_feedback.py:" in outcome.message  # the student's line
     assert "Traceback" not in outcome.message and len(outcome.message.splitlines()) <= 4
 
 

@@ -7,11 +7,11 @@ import sys
 
 import numpy as np
 import pytest
-from _graphs import neuron
 
 import minigrad as mg
 import viz
 from minigrad import Value
+from tests._graphs import neuron
 from viz.formatting import format_array, format_number
 
 # --------------------------------------------------------------------- formatting

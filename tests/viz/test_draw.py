@@ -12,11 +12,11 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
-from _graphs import neuron
 
 import minigrad as mg
 import viz
 from minigrad import Value
+from tests._graphs import neuron
 
 SVG = "{http://www.w3.org/2000/svg}"
 needs_dot = pytest.mark.skipif(not viz.dot_available(), reason="graphviz 'dot' not installed")

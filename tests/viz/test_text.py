@@ -5,11 +5,11 @@ from __future__ import annotations
 import doctest
 
 import numpy as np
-from _graphs import Cube
 
 import minigrad as mg
 import viz
 from minigrad import Value
+from tests._graphs import Cube
 
 
 def abcd():

@@ -18,7 +18,7 @@ import pytest
 from exercises import EXERCISES, _runner
 from exercises.checks.mistakes import MISTAKES
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXERCISE_DIR = ROOT / "exercises"
 TASKS = [(ex, task) for ex in EXERCISES for task in ex.tasks]
 
