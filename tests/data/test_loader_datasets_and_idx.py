@@ -13,12 +13,9 @@ import pytest
 from minigrad import nn, optim
 from minigrad.data import DataLoader, load_idx
 from minigrad.train import run
-from minigrad.training import History, fit, set_blas_threads
+from minigrad.training import History, fit
 
-
-@pytest.fixture(scope="module", autouse=True)
-def one_blas_thread():
-    set_blas_threads(1)
+pytestmark = pytest.mark.usefixtures("one_blas_thread")
 
 
 # ------------------------------------------------------------ CLI validation

@@ -14,10 +14,7 @@ from minigrad import Tensor, nn, optim
 from minigrad.nn import init
 from minigrad.nn.scalar import MLP as ScalarMLP
 from minigrad.nn.scalar import Neuron
-
-
-def param(values, dtype=np.float32):
-    return nn.Parameter(np.array(values, dtype=dtype), dtype=dtype)
+from tests._helpers import param
 
 
 def small_net(seed=0):

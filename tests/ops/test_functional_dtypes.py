@@ -10,6 +10,7 @@ import pytest
 
 import minigrad.functional as F
 from minigrad import Tensor
+from tests._helpers import leaf as param
 
 FLOATS = [np.float32, np.float64]
 RTOL = {np.float32: 1e-5, np.float64: 1e-12}
@@ -17,10 +18,6 @@ RTOL = {np.float32: 1e-5, np.float64: 1e-12}
 
 def ints(*shape, lo=-5, hi=6, seed=0, dtype=np.int64):
     return np.random.default_rng(seed).integers(lo, hi, shape).astype(dtype)
-
-
-def param(a, dtype):
-    return Tensor(np.asarray(a, dtype=dtype), requires_grad=True)
 
 
 def close(out, expected, dtype):

@@ -15,6 +15,7 @@ import pytest
 
 import minigrad as mg
 from minigrad import Tensor, gradcheck
+from tests._helpers import leaf
 
 # (``import minigrad.tensor as m`` would give the function ``minigrad.tensor``)
 mg_tensor = importlib.import_module("minigrad.tensor")
@@ -25,10 +26,6 @@ except ImportError:  # pragma: no cover - torch is optional
     torch = None
 
 needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
-
-
-def leaf(a, dtype=np.float64):
-    return Tensor(np.asarray(a, dtype=dtype), requires_grad=True)
 
 
 # --- 1. transpose / permute with negative axes -------------------------------------------

@@ -9,10 +9,7 @@ import numpy as np
 import pytest
 
 from minigrad import Tensor, nn, optim
-
-
-def param(values, dtype=np.float32):
-    return nn.Parameter(np.array(values, dtype=dtype), dtype=dtype)
+from tests._helpers import param
 
 
 def run(opt_cls, grads, values=(1.0, -2.0), dtype=np.float64, **kw):

@@ -11,12 +11,9 @@ import pytest
 import minigrad
 from minigrad import Tensor, gradcheck, no_grad
 from minigrad.autograd import registered_ops
+from tests._helpers import leaf
 
 T = minigrad.tensor
-
-
-def leaf(a, dtype=np.float64):
-    return Tensor(np.asarray(a, dtype=dtype), requires_grad=True)
 
 
 # --- construction and dtypes ---------------------------------------------------------------

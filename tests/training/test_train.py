@@ -12,12 +12,9 @@ import pytest
 from minigrad import nn, optim
 from minigrad.data import DataLoader
 from minigrad.train import build_model, load_dataset, main, run
-from minigrad.training import History, accuracy_count, evaluate, fit, set_blas_threads
+from minigrad.training import History, accuracy_count, evaluate, fit
 
-
-@pytest.fixture(scope="module", autouse=True)
-def one_blas_thread():
-    set_blas_threads(1)
+pytestmark = pytest.mark.usefixtures("one_blas_thread")
 
 
 def digits(image=False):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -12,11 +11,11 @@ import pytest
 import minigrad
 import viz.player as player
 from minigrad import Value
+from tests._helpers import needs_dot
 from viz.frames import Frames
 from viz.player import SvgTemplate, export_html, strip_prolog
 from viz.stepper import GradText, Stepper, step_through
 
-needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="graphviz 'dot' not installed")
 SVG_NS = "{http://www.w3.org/2000/svg}"
 
 # What graphviz writes, reduced to the parts the template cares about.

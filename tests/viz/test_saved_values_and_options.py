@@ -7,7 +7,6 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import re
-import shutil
 import warnings
 
 import numpy as np
@@ -19,12 +18,11 @@ import viz.plots
 from minigrad import Tensor, Value, nn
 from minigrad.autograd.registry import registered_ops
 from tests._graphs import Cube
+from tests._helpers import FAKE_SVG, needs_dot
 from viz.player import SvgTemplate, _payload
 from viz.stepper import GradText, Stepper, step_through
 
-needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="graphviz 'dot' not installed")
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
-FAKE_SVG = '<svg xmlns="http://www.w3.org/2000/svg"><g id="graph0" class="graph"></g></svg>'
 
 
 def saved_aliases(node) -> list:

@@ -12,10 +12,9 @@ import pytest
 import minigrad
 from minigrad import Value
 from tests._graphs import Cube
+from tests._helpers import FAKE_SVG
 from viz.frames import Frames, StepperState, fmt_num, fmt_value, node_name
 from viz.stepper import step_through
-
-FAKE_SVG = '<svg xmlns="http://www.w3.org/2000/svg"><g id="graph0" class="graph"></g></svg>'
 
 
 def record_scalar(fn, *values, labels="abcdefgh"):

@@ -11,11 +11,9 @@ import pytest
 import minigrad
 import viz
 from minigrad import Value, nn
+from tests._helpers import FAKE_SVG
 from viz.frames import Frames
 from viz.stepper import Stepper, step_through
-
-FAKE_SVG = '<svg xmlns="http://www.w3.org/2000/svg"><g id="graph0" class="graph"></g></svg>'
-
 
 # --- step_through and the student's own gradients -----------------------------------------
 
