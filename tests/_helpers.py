@@ -7,11 +7,15 @@
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from minigrad import Tensor, nn
+
+# the repository's root (README.md, exercises/, notebooks/, pyproject.toml)
+ROOT = Path(__file__).resolve().parents[1]
 
 # a stand-in for graphviz's SVG: the stepper and the player need only its outer <g>
 FAKE_SVG = '<svg xmlns="http://www.w3.org/2000/svg"><g id="graph0" class="graph"></g></svg>'

@@ -13,7 +13,6 @@ import os
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 
@@ -22,8 +21,7 @@ from exercises.solutions import ex13_graph_memory as _s13
 from exercises.solutions import ex14_gradcheck as _s14
 from exercises.solutions import ex16_conv2d as _s16
 from exercises.solutions.ex09_tape import Tape as _SolutionTape
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests._helpers import ROOT
 
 
 def _chain(g, a, b):

@@ -11,14 +11,13 @@ import re
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from exercises import EXERCISES, _runner
 from exercises.checks.mistakes import MISTAKES
+from tests._helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 EXERCISE_DIR = ROOT / "exercises"
 TASKS = [(ex, task) for ex in EXERCISES for task in ex.tasks]
 

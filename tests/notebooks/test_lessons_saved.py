@@ -10,11 +10,12 @@ back.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
-LESSONS = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("*.ipynb"))
+from tests._helpers import ROOT
+
+LESSONS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 

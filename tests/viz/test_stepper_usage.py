@@ -11,7 +11,7 @@ import pytest
 import minigrad
 import viz
 from minigrad import Value, nn
-from tests._helpers import FAKE_SVG
+from tests._helpers import FAKE_SVG, ROOT
 from viz.frames import Frames
 from viz.stepper import Stepper, step_through
 
@@ -189,9 +189,7 @@ def test_goto_takes_list_style_indices_and_only_integers():
 def test_readme_first_look_snippet_keeps_its_promises(capsys):
     """The README's snippet runs as written, prints what its comment says, and the
     step-through at its end leaves a.grad and b.grad as c.backward() left them."""
-    from pathlib import Path
-
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
     section = readme.split("## A first look", 1)[1]
     code = section.split("```python\n", 1)[1].split("```", 1)[0]
     assert "viz.step_through(" in code
