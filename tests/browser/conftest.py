@@ -9,13 +9,8 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
-from pathlib import Path
 
 import pytest
-
-# the unit tier's shared graphs (tests/_graphs.py), also when this tier runs alone
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 CHROMIUM = os.environ.get("MINIGRAD_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = [

@@ -5,10 +5,10 @@ from __future__ import annotations
 import random
 
 import pytest
-from _graphs import Cube
 
 import minigrad
 from minigrad import Value
+from tests._graphs import Cube
 from viz import export_html
 from viz.frames import Frames
 

@@ -1,0 +1,33 @@
+"""Small helpers shared by several test files: import them, do not copy them.
+
+(Fixtures live in ``tests/conftest.py``; small graphs and custom Functions in
+``tests/_graphs.py``.)
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from minigrad import Tensor, nn
+
+# the repository's root (README.md, exercises/, notebooks/, pyproject.toml)
+ROOT = Path(__file__).resolve().parents[1]
+
+# a stand-in for graphviz's SVG: the stepper and the player need only its outer <g>
+FAKE_SVG = '<svg xmlns="http://www.w3.org/2000/svg"><g id="graph0" class="graph"></g></svg>'
+
+needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="graphviz 'dot' not installed")
+
+
+def leaf(a, dtype=np.float64):
+    """A Tensor leaf that requires grad (float64 unless told: gradchecks need it)."""
+    return Tensor(np.asarray(a, dtype=dtype), requires_grad=True)
+
+
+def param(values, dtype=np.float32):
+    """An ``nn.Parameter`` of ``values`` in ``dtype``."""
+    return nn.Parameter(np.array(values, dtype=dtype), dtype=dtype)
