@@ -24,6 +24,7 @@ from .autograd import (
 )
 from .function import Function
 from .memory import GraphMemory, graph_memory
+from .random import manual_seed
 from .tensor import (
     Tensor,
     apply_op,
@@ -31,7 +32,6 @@ from .tensor import (
     cat,
     concatenate,
     full,
-    manual_seed,
     maximum,
     minimum,
     ones,

@@ -26,6 +26,8 @@ from . import tensor_ops as ops
 from .autograd.node import Node, announce, init_node, mark_modified, next_id
 from .autograd.registry import Op, get_op
 from .autograd.state import GRAD_OFF, HOOKS, STATE
+from .random import generator as _generator  # the one default generator; randn's arg is `generator`
+from .random import manual_seed
 from .tensor_ops._base import SAVES
 
 __all__ = [
@@ -1110,25 +1112,6 @@ def where(condition, a, b) -> Tensor:
 
 
 # --- constructors ----------------------------------------------------------------------------
-_rng = [np.random.default_rng(0)]
-
-
-def manual_seed(seed: int) -> np.random.Generator:
-    """Reset the default generator used by ``randn`` / ``rand`` (like ``torch.manual_seed``)."""
-    _rng[0] = np.random.default_rng(seed)
-    return _rng[0]
-
-
-def _generator(generator, seed):
-    if generator is not None and seed is not None:
-        raise ValueError("give either generator= or seed=, not both")
-    if generator is not None:
-        return generator
-    if seed is not None:
-        return np.random.default_rng(seed)
-    return _rng[0]
-
-
 def _float_dtype(dtype, fn):
     dtype = float32 if dtype is None else np.dtype(dtype)
     if dtype.kind != "f":

@@ -1,8 +1,8 @@
 """The standard layers, each a thin ``Module`` around one ``minigrad.functional`` op.
 
 Layers with weights take ``rng=`` (a numpy Generator) or ``seed=`` (an int) so
-that a model is reproducible; with neither they draw from
-``minigrad.nn.init``'s default generator (``init.manual_seed(s)`` resets it).
+that a model is reproducible; with neither they draw from minigrad's default
+generator (``minigrad.random``; ``minigrad.manual_seed(s)`` resets it).
 Weights use PyTorch's default initialisation, U(−1/√fan_in, 1/√fan_in).
 """
 
