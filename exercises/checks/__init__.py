@@ -4,3 +4,7 @@ A check raises ``ExerciseFailure`` with a helpful message when the answer is
 wrong and returns quietly when it is right.  ``mistakes/<module>.py`` lists
 plausible wrong answers that the meta-tests prove the checks reject.
 """
+
+from ._support import ExerciseFailure
+
+__all__ = ["ExerciseFailure"]
