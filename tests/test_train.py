@@ -12,7 +12,7 @@ import pytest
 from minigrad import nn, optim
 from minigrad.data import DataLoader
 from minigrad.train import build_model, load_dataset, main, run
-from minigrad.training import History, accuracy_count, evaluate, fit, set_blas_threads
+from minigrad.fitting import History, accuracy_count, evaluate, fit, set_blas_threads
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -13,7 +13,7 @@ import pytest
 from minigrad import nn, optim
 from minigrad.data import DataLoader, load_idx
 from minigrad.train import run
-from minigrad.training import History, fit, set_blas_threads
+from minigrad.fitting import History, fit, set_blas_threads
 
 
 @pytest.fixture(scope="module", autouse=True)
