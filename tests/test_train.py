@@ -11,8 +11,8 @@ import pytest
 
 from minigrad import nn, optim
 from minigrad.data import DataLoader
-from minigrad.train import build_model, load_dataset, main, run
 from minigrad.fitting import History, accuracy_count, evaluate, fit, set_blas_threads
+from minigrad.train import build_model, load_dataset, main, run
 
 
 @pytest.fixture(scope="module", autouse=True)

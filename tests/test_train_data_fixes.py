@@ -12,8 +12,8 @@ import pytest
 
 from minigrad import nn, optim
 from minigrad.data import DataLoader, load_idx
-from minigrad.train import run
 from minigrad.fitting import History, fit, set_blas_threads
+from minigrad.train import run
 
 
 @pytest.fixture(scope="module", autouse=True)
