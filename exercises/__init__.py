@@ -13,6 +13,6 @@ See ``exercises/README.md`` for the list and the lessons they belong to.
 
 from ._catalog import EXERCISES, Exercise, find
 from ._runner import Outcome, check, report, run
-from .checks._support import ExerciseFailure
+from .checks import ExerciseFailure
 
 __all__ = ["EXERCISES", "Exercise", "ExerciseFailure", "Outcome", "check", "find", "report", "run"]

@@ -1,9 +1,10 @@
 """The table of exercises: one row each, in lesson order.
 
-Each exercise is three files with the same name: the stub a student edits
+Each exercise is four files with the same name: the stub a student edits
 (``exercises/<module>.py``), the reference solution
-(``exercises/solutions/<module>.py``) and the checks
-(``exercises/checks/<module>.py``, one ``check_<task>`` per task).  A *task*
+(``exercises/solutions/<module>.py``), the checks
+(``exercises/checks/<module>.py``, one ``check_<task>`` per task) and the wrong
+answers they must reject (``exercises/checks/mistakes/<module>.py``).  A *task*
 is one function or class the student writes; it is checked, and reported,
 on its own, so a half-done exercise shows which half works.
 """

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ._catalog import Exercise, find
-from .checks._support import ExerciseFailure
+from ._traceback import student_frame
+from .checks import ExerciseFailure
 
 __all__ = ["Outcome", "LoadError", "CheckError", "load", "checker", "untouched", "classify",
            "run_task", "run", "check", "report"]
@@ -179,11 +180,6 @@ def _is_stub(fn) -> bool:
     return isinstance(target, ast.Name) and target.id == "NotImplementedError"
 
 
-_MACHINERY = (os.path.dirname(os.path.abspath(__file__)) + os.sep + "checks" + os.sep,
-              os.path.abspath(__file__), os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                                      "conftest.py"))
-
-
 def _student_line(exc: BaseException, obj):
     """(file, line number, source line) of the innermost frame in the student's code: the
     file ``obj`` is defined in, else the innermost frame outside the checks and libraries."""
@@ -191,15 +187,7 @@ def _student_line(exc: BaseException, obj):
         own = os.path.abspath(inspect.getsourcefile(obj) or "")
     except TypeError:
         own = ""
-    fallback = found = None
-    for frame, lineno in traceback.walk_tb(exc.__traceback__):
-        path = os.path.abspath(frame.f_code.co_filename)
-        if own and path == own:
-            found = (path, lineno)
-        elif not path.startswith(_MACHINERY) and not any(
-                part in path for part in ("/minigrad/", "/numpy/", "site-packages", "/lib/python")):
-            fallback = (path, lineno)
-    where = found or fallback
+    where = student_frame(exc.__traceback__, own)
     if where is None:
         return None
     path, lineno = where

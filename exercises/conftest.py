@@ -21,7 +21,7 @@ import pytest
 
 from exercises import _runner
 from exercises._catalog import find
-from exercises.checks._support import ExerciseFailure
+from exercises.checks import ExerciseFailure
 
 HERE = Path(__file__).resolve().parent
 STUB = re.compile(r"ex\d\d_\w+\.py")

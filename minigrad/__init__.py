@@ -24,13 +24,13 @@ from .autograd import (
 )
 from .function import Function
 from .memory import GraphMemory, graph_memory
+from .random import manual_seed
 from .tensor import Tensor, apply_op
 from .tensor_functions import (
     arange,
     cat,
     concatenate,
     full,
-    manual_seed,
     maximum,
     minimum,
     ones,

@@ -12,11 +12,12 @@ import numbers
 import numpy as np
 
 from . import tensor_ops as ops
+from .random import generator as pick_generator
 from .tensor import Tensor, apply_op, constant, lift
 from .tensor_args import as_int, scalar_value, size_arg, to_array
 
 __all__ = [
-    "arange", "cat", "concatenate", "full", "manual_seed", "maximum", "minimum", "ones",
+    "arange", "cat", "concatenate", "full", "maximum", "minimum", "ones",
     "ones_like", "rand", "randn", "stack", "tensor", "where", "zeros", "zeros_like",
 ]
 
@@ -79,25 +80,6 @@ def where(condition, a, b) -> Tensor:
 
 
 # --- constructors ----------------------------------------------------------------------------
-_rng = [np.random.default_rng(0)]
-
-
-def manual_seed(seed: int) -> np.random.Generator:
-    """Reset the default generator used by ``randn`` / ``rand`` (like ``torch.manual_seed``)."""
-    _rng[0] = np.random.default_rng(seed)
-    return _rng[0]
-
-
-def _generator(generator, seed):
-    if generator is not None and seed is not None:
-        raise ValueError("give either generator= or seed=, not both")
-    if generator is not None:
-        return generator
-    if seed is not None:
-        return np.random.default_rng(seed)
-    return _rng[0]
-
-
 def _float_dtype(dtype, fn):
     dtype = float32 if dtype is None else np.dtype(dtype)
     if dtype.kind != "f":
@@ -153,7 +135,7 @@ def randn(*shape, generator=None, seed=None, dtype=None, requires_grad: bool = F
     ``generator=`` uses your generator, ``seed=`` a fresh one, neither the
     module's default (reset it with ``manual_seed``), so results repeat.
     """
-    rng = _generator(generator, seed)
+    rng = pick_generator(generator, seed)
     dtype = _float_dtype(dtype, "randn")
     return _make(rng.standard_normal(size_arg(shape, "randn"), dtype=dtype), requires_grad, name)
 
@@ -161,7 +143,7 @@ def randn(*shape, generator=None, seed=None, dtype=None, requires_grad: bool = F
 def rand(*shape, generator=None, seed=None, dtype=None, requires_grad: bool = False,
          name: str | None = None) -> Tensor:
     """Uniform samples in [0, 1) (see ``randn`` for the generator)."""
-    rng = _generator(generator, seed)
+    rng = pick_generator(generator, seed)
     dtype = _float_dtype(dtype, "rand")
     return _make(rng.random(size_arg(shape, "rand"), dtype=dtype), requires_grad, name)
 

@@ -33,7 +33,7 @@ from .data import (
     make_spirals,
     train_test_split,
 )
-from .training import evaluate, fit, set_blas_threads
+from .fitting import evaluate, fit, set_blas_threads
 
 __all__ = ["main", "run", "build_model", "load_dataset", "DEFAULTS"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from minigrad.training import set_blas_threads
+from minigrad.fitting import set_blas_threads
 
 
 @pytest.fixture(scope="module")

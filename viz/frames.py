@@ -47,7 +47,7 @@ import numpy as np
 from minigrad import topological_order
 
 from .formatting import visible
-from .view import _is_node
+from .view import is_node
 
 __all__ = [
     "STATES",
@@ -664,7 +664,7 @@ def _count(n: int, word: str) -> str:
 def _not_a_tape(obj) -> str:
     """Stepping needs the order things happened in, which only a tape keeps."""
     what = type(obj).__name__
-    if _is_node(obj):
+    if is_node(obj):
         what = f"a {what} (a graph node, not a tape)"
     else:
         what = f"a {what}"

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from .dot import MODULES, RANKDIRS, render_dot
 from .formatting import check_options
-from .view import DRAW_WIDTH, GraphView, _is_node, build_view
+from .view import DRAW_WIDTH, GraphView, build_view, is_node
 
 __all__ = ["draw", "Graph", "DotNotFoundError", "GraphTooLargeError", "dot_available",
            "INSTALL_HINT"]
@@ -241,7 +241,7 @@ def _ids(items) -> frozenset:
             out.add(int(item.removeprefix("n_")))
         elif isinstance(item, numbers.Integral) and not isinstance(item, bool):
             out.add(int(item))
-        elif _is_node(item):
+        elif is_node(item):
             out.add(item.id)
         else:
             raise TypeError(

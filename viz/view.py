@@ -221,7 +221,7 @@ def as_roots(obj) -> tuple[tuple, list | None]:
     ``nodes`` is the tape's list of recorded nodes (``None`` otherwise); the
     walk then starts from all of them, so nothing recorded is left out.
     """
-    if _is_node(obj):
+    if is_node(obj):
         return (obj,), None
     if hasattr(obj, "events") and hasattr(obj, "nodes") and hasattr(obj, "roots"):
         if not obj.nodes:  # same as an empty list of roots: an empty picture hides a mistake
@@ -237,7 +237,7 @@ def as_roots(obj) -> tuple[tuple, list | None]:
         )
     roots = tuple(obj)
     for r in roots:
-        if not _is_node(r):
+        if not is_node(r):
             raise TypeError(
                 f"viz expects graph nodes (Value or Tensor), got a {type(r).__name__} "
                 f"in the list of roots"
@@ -247,7 +247,8 @@ def as_roots(obj) -> tuple[tuple, list | None]:
     return roots, None
 
 
-def _is_node(obj) -> bool:
+def is_node(obj) -> bool:
+    """A graph node (a Value or a Tensor), recognised by its record: parents, op, id."""
     return hasattr(obj, "parents") and hasattr(obj, "op") and hasattr(obj, "id")
 
 
@@ -270,7 +271,7 @@ def param_names(params) -> dict[int, str]:
                 "params= takes a Module (with named_parameters()), a dict {name: parameter} "
                 f"or (name, parameter) pairs; got an item of type {type(pair).__name__}"
             ) from None
-        if not _is_node(p):
+        if not is_node(p):
             raise TypeError(f"params=: {name!r} is a {type(p).__name__}, not a graph node")
         names.setdefault(p.id, str(name))
     return names
@@ -435,7 +436,7 @@ def _saved_items(node, saved, digits, width, preview):
                       if v is p.data or v is p), None)
         if alias is None and (v is node.data or v is node):
             alias = "out"
-        v_data = v.data if _is_node(v) else v
+        v_data = v.data if is_node(v) else v
         if isinstance(v_data, np.ndarray) and v_data.size > preview:
             text = f"{format_shape(v_data.shape)} {v_data.dtype}"
         elif _is_shape(v_data):  # sum, reshape ... keep only their input's shape

@@ -1,6 +1,10 @@
 """The checks: ``checks/<module>.py`` holds one ``check_<task>(implementation)`` per task.
 
 A check raises ``ExerciseFailure`` with a helpful message when the answer is
-wrong and returns quietly when it is right.  ``mistakes.py`` lists plausible
-wrong answers that the meta-tests prove every check rejects.
+wrong and returns quietly when it is right.  ``mistakes/<module>.py`` lists
+plausible wrong answers that the meta-tests prove the checks reject.
 """
+
+from ._support import ExerciseFailure
+
+__all__ = ["ExerciseFailure"]

@@ -14,19 +14,16 @@ import contextlib
 import math
 import os
 import sys
-import traceback
 
 import numpy as np
+
+from .._traceback import student_frame
 
 __all__ = [
     "ExerciseFailure", "fail", "fmt", "fmt_typed", "type_name", "is_number", "call", "close",
     "expect_close", "expect_tuple", "expect_array", "expect_scalar", "expect_returned",
     "rng_for", "forbidding",
 ]
-
-_HERE = os.path.dirname(os.path.abspath(__file__))
-_PACKAGE = os.path.dirname(_HERE)
-
 
 class ExerciseFailure(AssertionError):
     """The student's answer is wrong; the message says how (and often why)."""
@@ -102,13 +99,9 @@ def signature_text(name: str, args: dict) -> str:
 
 # --- calling student code -----------------------------------------------------------
 def _student_frame(tb):
-    """The innermost traceback frame outside the exercise machinery (the student's line)."""
-    where = None
-    for frame, lineno in traceback.walk_tb(tb):
-        path = os.path.abspath(frame.f_code.co_filename)
-        if not path.startswith(_HERE) and "/numpy/" not in path and "/minigrad/" not in path:
-            where = f"{os.path.basename(path)}:{lineno}"
-    return where
+    """``file.py:line`` of the student's innermost frame (see ``exercises/_traceback.py``)."""
+    where = student_frame(tb)
+    return f"{os.path.basename(where[0])}:{where[1]}" if where else None
 
 
 def call(fn, name: str, args: dict, hint_on_error: str | None = None, context: str | None = None):

@@ -7,7 +7,8 @@ Shuffling uses one ``np.random.default_rng(seed)`` generator created with the
 loader and kept across epochs. Each epoch therefore gets a fresh order (a model
 that sees the same order every epoch can learn it), while two loaders built with
 the same seed still produce exactly the same sequence of epochs, so a training
-run can be reproduced.
+run can be reproduced. With no seed, a shuffling loader splits its generator off
+minigrad's default one when it is built, so ``minigrad.manual_seed`` repeats it too.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+
+from ..random import default_generator
 
 __all__ = ["DataLoader"]
 
@@ -92,6 +95,8 @@ class DataLoader:
         self.shuffle = bool(shuffle)
         self.drop_last = bool(drop_last)
         self.seed = seed
+        if seed is None and self.shuffle:  # (a loader that never shuffles draws nothing)
+            seed = int(default_generator().integers(2**63 - 1))
         self._rng = np.random.default_rng(seed)
 
     def __len__(self) -> int:

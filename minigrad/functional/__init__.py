@@ -26,6 +26,7 @@ import numbers
 
 import numpy as np
 
+from ..random import get_rng
 from ..tensor import apply_op
 from ..tensor_args import as_number, shape_arg
 from . import conv as _conv
@@ -149,16 +150,14 @@ def dropout(x, p: float = 0.5, training: bool = True, rng=None):
     The identity (the same tensor) when ``training`` is false or ``p == 0``; an
     int or bool input becomes float32 in either mode, so the result's dtype does
     not depend on ``training``.
-    ``rng`` (a numpy Generator, an int seed, or None for ``minigrad.nn.init``'s
-    default generator) draws one seed per call, stored in the node's attrs.
+    ``rng`` (a numpy Generator, an int seed, or None for minigrad's default
+    generator, see ``minigrad.random``) draws one seed per call, stored in the node's attrs.
     """
     if isinstance(p, bool) or not isinstance(p, numbers.Real) or not 0 <= p <= 1:
         raise ValueError(f"dropout: p must be a probability in [0, 1], got {p!r}")
     (x,) = float_inputs("dropout", x)
     if not training or p == 0:
         return x
-    from ..nn.init import get_rng
-
     seed = int(get_rng(rng).integers(2**63 - 1))
     return apply_op(_linear.DROPOUT, x, p=float(p), seed=seed)
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tensor_ops._base import nd
 from ._util import fused_op
 
 __all__ = ["CROSS_ENTROPY", "NLL_LOSS", "MSE_LOSS", "BCE", "BCE_WITH_LOGITS",
@@ -200,11 +199,11 @@ def _bce_logits_forward(x, y, reduction="mean", **_):
 
 
 def _bce_logits_grad_x(g, x, y, sig, reduction="mean", **_):
-    return nd((sig - y) * _upstream(g, reduction, x) * _scale(reduction, x.size))
+    return np.asarray((sig - y) * _upstream(g, reduction, x) * _scale(reduction, x.size))
 
 
 def _bce_logits_grad_y(g, x, y, sig, reduction="mean", **_):
-    return nd(-x * _upstream(g, reduction, x) * _scale(reduction, x.size))
+    return np.asarray(-x * _upstream(g, reduction, x) * _scale(reduction, x.size))
 
 
 BCE_WITH_LOGITS = fused_op(

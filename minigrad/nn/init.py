@@ -13,9 +13,9 @@ A uniform U(−a, a) has variance a²/3, so the uniform versions use
 ``fan_in = in · prod(kernel)`` and ``fan_out = out · prod(kernel)``.
 
 Every function takes ``rng``: a ``numpy.random.Generator``, an int seed, or
-``None`` for minigrad's default generator (the one ``minigrad.randn`` uses;
-reset it with ``minigrad.manual_seed(seed)`` or ``init.manual_seed(seed)``),
-so a model is reproducible from one number.
+``None`` for minigrad's one default generator (``minigrad/random.py``, the one
+``minigrad.randn`` and dropout use; reset it with ``minigrad.manual_seed(seed)``,
+also importable as ``init.manual_seed``), so a model is reproducible from one number.
 The functions return new float32 arrays; the ``*_`` versions fill a
 ``Parameter`` in place, like ``torch.nn.init``.
 """
@@ -23,45 +23,17 @@ The functions return new float32 arrays; the ``*_`` versions fill a
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 
 from ..autograd.inplace import mark_modified
+from ..random import get_rng, manual_seed
 
 __all__ = [
     "manual_seed", "get_rng", "calculate_gain", "fan_in_and_fan_out",
     "kaiming_uniform", "kaiming_normal", "xavier_uniform", "xavier_normal", "uniform", "zeros",
     "ones", "kaiming_uniform_", "kaiming_normal_", "xavier_uniform_", "xavier_normal_",
 ]
-
-def _default_holder() -> list:
-    """The one-element list holding minigrad's default generator (shared with ``randn``)."""
-    try:
-        from ..tensor_functions import _rng
-    except ImportError:  # pragma: no cover - the tensor module renamed it
-        return _OWN_DEFAULT
-    return _rng
-
-
-_OWN_DEFAULT = [np.random.default_rng(0)]
-
-
-def manual_seed(seed: int) -> None:
-    """Reset the default generator that layers use when given no ``rng``/``seed``."""
-    _default_holder()[0] = np.random.default_rng(seed)
-
-
-def get_rng(rng=None) -> np.random.Generator:
-    """A Generator from ``rng``: a Generator (used as is), an int seed, or None (the default)."""
-    if rng is None:
-        return _default_holder()[0]
-    if isinstance(rng, np.random.Generator):
-        return rng
-    if isinstance(rng, numbers.Integral) and not isinstance(rng, bool):
-        return np.random.default_rng(int(rng))
-    raise TypeError(f"rng must be a numpy Generator, an int seed or None, got {rng!r}")
-
 
 def calculate_gain(nonlinearity: str = "relu", param: float | None = None) -> float:
     """The factor that keeps the variance at 1 through ``nonlinearity`` (PyTorch's values)."""

@@ -1,8 +1,8 @@
 """The standard layers, each a thin ``Module`` around one ``minigrad.functional`` op.
 
 Layers with weights take ``rng=`` (a numpy Generator) or ``seed=`` (an int) so
-that a model is reproducible; with neither they draw from
-``minigrad.nn.init``'s default generator (``init.manual_seed(s)`` resets it).
+that a model is reproducible; with neither they draw from minigrad's default
+generator (``minigrad.random``; ``minigrad.manual_seed(s)`` resets it).
 Weights use PyTorch's default initialisation, U(−1/√fan_in, 1/√fan_in).
 """
 
@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import functional as F
 from ..autograd.node import Node
+from ..functional import pair
 from . import init
 from .module import Module
 from .parameter import Parameter
@@ -62,8 +63,6 @@ class Conv2d(Module):
     def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
                  bias: bool = True, *, rng=None, seed=None, dtype=np.float32):
         super().__init__()
-        from ..functional._util import pair
-
         self.in_channels, self.out_channels = int(in_channels), int(out_channels)
         self.kernel_size = pair(kernel_size, "kernel_size", "Conv2d")
         self.stride = pair(stride, "stride", "Conv2d")

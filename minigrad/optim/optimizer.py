@@ -35,7 +35,7 @@ def _grad_shape_error(opt, g, p) -> ValueError:
                       f"shape {p.data.shape}")
 
 
-def _checked_grad(opt, g, p):
+def checked_grad(opt, g, p):
     """``p.grad`` as an array, or a clear error for a misassigned one.
 
     Called only when ``g`` is not already an ``ndarray``, so the common path
@@ -160,7 +160,7 @@ class Optimizer:
             if g is None:
                 continue
             if g.__class__ is not np.ndarray or g.shape != p.data.shape:
-                g = _checked_grad(self, g, p)
+                g = checked_grad(self, g, p)
             s = state.get(id(p))
             if s is None:
                 s = state[id(p)] = {}

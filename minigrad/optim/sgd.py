@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .optimizer import Optimizer, _checked_grad, check_number
+from .optimizer import Optimizer, check_number, checked_grad
 
 __all__ = ["SGD"]
 
@@ -41,7 +41,7 @@ class SGD(Optimizer):
             g = p.grad
             if g is not None:
                 if g.__class__ is not np.ndarray or g.shape != p.data.shape:
-                    g = _checked_grad(self, g, p)
+                    g = checked_grad(self, g, p)
                 p.data -= lr * g
 
     def _update(self, p, g, group, state) -> None:

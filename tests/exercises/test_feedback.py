@@ -4,7 +4,7 @@ And, for wrong answers a check does recognise, how the answer is shown: with its
 or dtype where that is the mistake, and in a few lines even when it is a 4-D array.
 
 Wrong answers that a check itself must reject, with the hint it gives, live in
-``exercises/checks/mistakes.py`` and are run by ``tests/exercises/test_meta.py``.
+``exercises/checks/mistakes/`` and are run by ``tests/exercises/test_meta.py``.
 """
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ def test_pytest_shows_an_escaped_exception_in_a_few_lines(tmp_path):
 
 
 # --- wrong answers a check recognises: what the message shows ------------------------------
-# (checks/mistakes.py keeps the catalogue of wrong answers every check must reject; these
+# (checks/mistakes/ keeps the catalogue of wrong answers every check must reject; these
 # pin down how an answer is shown where a plain print would mislead or drown the student)
 
 

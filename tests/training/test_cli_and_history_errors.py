@@ -10,8 +10,8 @@ import pytest
 
 from minigrad import nn, optim
 from minigrad.data import DataLoader
+from minigrad.fitting import History, fit
 from minigrad.train import run
-from minigrad.training import History, fit
 
 pytestmark = pytest.mark.usefixtures("one_blas_thread")
 

@@ -11,8 +11,8 @@ import pytest
 
 from minigrad import nn, optim
 from minigrad.data import DataLoader
+from minigrad.fitting import History, accuracy_count, evaluate, fit
 from minigrad.train import build_model, load_dataset, main, run
-from minigrad.training import History, accuracy_count, evaluate, fit
 
 pytestmark = pytest.mark.usefixtures("one_blas_thread")
 

@@ -13,6 +13,7 @@ records the mean loss and accuracy of each epoch; ``evaluate`` measures a
 model without building a graph (``no_grad``) and in eval mode (dropout off,
 batch norm on running statistics).  Progress shows as a tqdm bar when tqdm is
 installed and as one printed line per epoch otherwise: minigrad needs numpy only.
+The command-line trainer built on it is ``minigrad/train.py`` (``python -m minigrad.train``).
 """
 
 from __future__ import annotations
