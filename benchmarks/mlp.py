@@ -197,21 +197,32 @@ def main():
     ap.add_argument("--quick", action="store_true", help="12,800 samples instead of 60,000")
     ap.add_argument("--samples", type=int, default=None)
     ap.add_argument("--repeats", type=at_least(3, "a median of three runs at least"), default=3)
-    ap.add_argument("--threads", type=int, default=1, help="BLAS (and torch) threads")
+    ap.add_argument("--threads", type=int, default=None,
+                    help="BLAS (and torch) threads; by default both the machine's default "
+                         "(one per core, what a user gets) and 1")
     ap.add_argument("--worker")
     args = ap.parse_args()
     n = args.samples or (12_800 if args.quick else 60_000)
     if args.worker:
         print(json.dumps(worker(args.worker, n, args.threads)))
         return
-    pin_threads(args.threads)
     impls = with_torch(["numpy", "minigrad"], "torch not installed: numpy and minigrad only")
-    worker_args = ["--samples", str(n), "--threads", str(args.threads)]
-    res = interleave(__file__, impls, worker_args, args.repeats)
-    print(machine_line(args.threads))
+    counts = [args.threads] if args.threads else [os.cpu_count() or 1, 1]
+    for k, threads in enumerate(counts):
+        if k:
+            print()
+        _compare(impls, n, threads, args.repeats)
+
+
+def _compare(impls, n, threads, repeats):
+    """Time every implementation with ``threads`` BLAS threads and print the ratios."""
+    pin_threads(threads)
+    worker_args = ["--samples", str(n), "--threads", str(threads)]
+    res = interleave(__file__, impls, worker_args, repeats)
+    print(machine_line(threads))
     steps = res["numpy"][0]["steps"]
     print(f"MLP {'-'.join(map(str, SIZES))}, batch {BATCH}, {n:,} samples = {steps} steps/epoch, "
-          f"median of {args.repeats} runs")
+          f"median of {repeats} runs")
     wall = {impl: median([r["epoch"] for r in runs]) for impl, runs in res.items()}
     est = {impl: median([r["robust"] for r in runs]) for impl, runs in res.items()}
     for impl in impls:
@@ -221,7 +232,8 @@ def main():
               f"runs {spread}; wall {wall[impl]:.3f}; "
               f"loss {runs[0]['first_loss']:.4f} -> {runs[0]['loss']:.4f})")
     print(f"ratio minigrad/numpy = {est['minigrad'] / est['numpy']:.3f}  (target <= 1.10; "
-          f"wall-clock ratio {wall['minigrad'] / wall['numpy']:.3f})")
+          f"wall-clock ratio {wall['minigrad'] / wall['numpy']:.3f}; {threads} BLAS "
+          f"thread{'s' * (threads != 1)})")
     if "torch" in est:
         print(f"ratio minigrad/torch = {est['minigrad'] / est['torch']:.3f}  "
               f"(wall-clock ratio {wall['minigrad'] / wall['torch']:.3f})")
