@@ -214,6 +214,8 @@ def _abs_grad(g, x):
 ABS = define_op(
     **notation("abs"), engine="tensor", ufunc=np.abs, saves="inputs", grads=(_abs_grad,),
     cases=_unary_cases(away_from_zero), elementwise=True)
+
+
 # tanh and sigmoid are the activations whose rules need more than one numpy call,
 # and the best way to spell them depends on the size.  A small array's cost is the
 # Python calls: g − g·out·out never converts the Python number 1 (~0.5 us on a 4x4
