@@ -1,6 +1,8 @@
-"""The scalar engine's op table: one registry entry per op.
+"""The scalar engine's op table: one ``define_op`` per op.
 
-Each entry's ``forward(*xs) -> (out, saved)`` works on Python floats; each
+The ops the tensor engine has too (all but sin and cos) take their name,
+symbol and formulas from ``autograd.notation``, so both engines write them
+alike.  Each entry's ``forward(*xs) -> (out, saved)`` works on Python floats; each
 gradient rule ``rule(g, *saved)`` returns ``g · ∂out/∂input``.  Python's float
 arithmetic raises where IEEE 754 (and PyTorch) return ``inf`` or ``nan``
 (``1/0``, ``math.exp(1000)``, ``(-8) ** (1/3)``); the helpers below give the
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import math
 
+from .autograd.notation import notation
 from .autograd.registry import define_op, passthrough
 
 INF = math.inf
@@ -134,73 +137,78 @@ def _minimum_grad(g, a, b, first):
     return g if (a < b) == first else 0.0
 
 
-def _op(name, symbol, forward, grads, formula, domain, doc=""):
-    """(transitional) A scalar op from the old positional fields."""
-    parts = tuple(p.strip() for p in formula.split(",  "))
-    if len(parts) != len(grads):
-        parts = (formula,) + ("",) * (len(grads) - 1)
-    return define_op(name=name, engine="scalar", symbol=symbol, forward=forward,
-                     grads=tuple(grads), formulas=parts, domain=domain, doc=doc)
-
-
 # Ranges chosen so every op is smooth there: division keeps away from 0, log and
 # fractional powers from non-positive bases.
 _ANY = (-2.0, 2.0)
 _POS = (0.3, 2.5)
 
-ADD = _op("add", "+", lambda a, b: (a + b, ()),
-          (passthrough, passthrough),
-          "∂/∂a = 1,  ∂/∂b = 1", (_ANY, _ANY),
-          "Addition routes the gradient unchanged to both inputs; it saves nothing.")
-SUB = _op("sub", "−", lambda a, b: (a - b, ()),
-          (passthrough, lambda g: -g),
-          "∂/∂a = 1,  ∂/∂b = −1", (_ANY, _ANY))
-MUL = _op("mul", "×", lambda a, b: (a * b, (a, b)),
-          (lambda g, a, b: g * b, lambda g, a, b: g * a),
-          "∂/∂a = b,  ∂/∂b = a", (_ANY, _ANY),
-          "Each input's gradient is the upstream gradient times the *other* input.")
+ADD = define_op(
+    **notation("add"), engine="scalar", forward=lambda a, b: (a + b, ()),
+    grads=(passthrough, passthrough), domain=(_ANY, _ANY),
+    doc="Addition routes the gradient unchanged to both inputs; it saves nothing.")
+SUB = define_op(
+    **notation("sub"), engine="scalar", forward=lambda a, b: (a - b, ()),
+    grads=(passthrough, lambda g: -g), domain=(_ANY, _ANY))
+MUL = define_op(
+    **notation("mul"), engine="scalar", forward=lambda a, b: (a * b, (a, b)),
+    grads=(lambda g, a, b: g * b, lambda g, a, b: g * a), domain=(_ANY, _ANY),
+    doc="Each input's gradient is the upstream gradient times the *other* input.")
 # ∂/∂b = −a/b² as (a/b)/b: b·b under/overflows for |b| beyond ~1e±154 where the
 # gradient itself is representable.
-DIV = _op("div", "÷", lambda a, b: (fdiv(a, b), (a, b)),
-          (lambda g, a, b: fdiv(g, b), lambda g, a, b: -(g * fdiv(fdiv(a, b), b))),
-          "∂/∂a = 1/b,  ∂/∂b = −a/b²", (_ANY, _POS))
-POW = _op("pow", "**", lambda x, p: ((out := fpow(x, p)), (x, p, out)),
-          (_pow_grad_base, _pow_grad_exponent),
-          "∂/∂x = p·x^(p−1) (0 where p = 0),  ∂/∂p = x^p·ln x", (_POS, (-2.0, 3.0)),
-          "At p = 0 the power is the constant 1, so ∂/∂x is 0 even at x = 0, where "
-          "p·x^(p−1) would be 0·inf = nan (PyTorch agrees).")
-NEG = _op("neg", "−", lambda x: (-x, ()), (lambda g: -g,), "∂/∂x = −1", (_ANY,))
-EXP = _op("exp", "exp", lambda x: ((out := fexp(x)), (out,)),
-          (lambda g, out: g * out,), "∂/∂x = exp(x) = out", (_ANY,))
-LOG = _op("log", "log", lambda x: (flog(x), (x,)),
-          (lambda g, x: fdiv(g, x),), "∂/∂x = 1/x", (_POS,))
-SQRT = _op("sqrt", "√", lambda x: ((out := fsqrt(x)), (out,)),
-           (lambda g, out: fdiv(g, 2.0 * out),), "∂/∂x = 1/(2√x) = 1/(2·out)", (_POS,))
-TANH = _op("tanh", "tanh", lambda x: ((out := math.tanh(x)), (out,)),
-           (lambda g, out: g * (1.0 - out * out),), "∂/∂x = 1 − tanh²(x) = 1 − out²", (_ANY,))
-SIGMOID = _op("sigmoid", "σ", lambda x: ((out := fsigmoid(x)), (out,)),
-              (lambda g, out: g * out * (1.0 - out),), "∂/∂x = σ(x)·(1 − σ(x)) = out·(1 − out)",
-              (_ANY,))
+DIV = define_op(
+    **notation("div"), engine="scalar", forward=lambda a, b: (fdiv(a, b), (a, b)),
+    grads=(lambda g, a, b: fdiv(g, b), lambda g, a, b: -(g * fdiv(fdiv(a, b), b))),
+    domain=(_ANY, _POS))
+POW = define_op(
+    **notation("pow"), engine="scalar", forward=lambda x, p: ((out := fpow(x, p)), (x, p, out)),
+    grads=(_pow_grad_base, _pow_grad_exponent), domain=(_POS, (-2.0, 3.0)),
+    doc="At p = 0 the power is the constant 1, so ∂/∂x is 0 even at x = 0, where "
+        "p·x^(p−1) would be 0·inf = nan (PyTorch agrees).")
+NEG = define_op(
+    **notation("neg"), engine="scalar", forward=lambda x: (-x, ()),
+    grads=(lambda g: -g,), domain=(_ANY,))
+EXP = define_op(
+    **notation("exp"), engine="scalar", forward=lambda x: ((out := fexp(x)), (out,)),
+    grads=(lambda g, out: g * out,), domain=(_ANY,))
+LOG = define_op(
+    **notation("log"), engine="scalar", forward=lambda x: (flog(x), (x,)),
+    grads=(lambda g, x: fdiv(g, x),), domain=(_POS,))
+SQRT = define_op(
+    **notation("sqrt"), engine="scalar", forward=lambda x: ((out := fsqrt(x)), (out,)),
+    grads=(lambda g, out: fdiv(g, 2.0 * out),), domain=(_POS,))
+TANH = define_op(
+    **notation("tanh"), engine="scalar", forward=lambda x: ((out := math.tanh(x)), (out,)),
+    grads=(lambda g, out: g * (1.0 - out * out),), domain=(_ANY,))
+SIGMOID = define_op(
+    **notation("sigmoid"), engine="scalar", forward=lambda x: ((out := fsigmoid(x)), (out,)),
+    grads=(lambda g, out: g * out * (1.0 - out),), domain=(_ANY,))
 # ``x <= 0``, not ``not x > 0``: a nan input stays nan (and passes g back, as in
 # PyTorch) instead of becoming a harmless-looking 0.
-RELU = _op("relu", "ReLU", lambda x: (0.0 if x <= 0 else x, (x,)),
-           (lambda g, x: 0.0 if x <= 0 else g,), "∂/∂x = 1 if x > 0 else 0", (_ANY,))
-GELU = _op("gelu", "GELU", lambda x: (0.5 * x * (1.0 + math.erf(x / _SQRT2)), (x,)),
-           (lambda g, x: g * (0.5 * (1.0 + math.erf(x / _SQRT2))
-                              + x * _INV_SQRT_2PI * math.exp(-0.5 * x * x)),),
-           "∂/∂x = Φ(x) + x·φ(x)", (_ANY,))
-ABS = _op("abs", "|x|", lambda x: (abs(x), (x,)),
-          (lambda g, x: g if x > 0 else (-g if x < 0 else g * 0.0),), "∂/∂x = sign(x)",
-          (_ANY,))
-SIN = _op("sin", "sin", lambda x: (fsin(x), (x,)),
-          (lambda g, x: g * fcos(x),), "∂/∂x = cos(x)", (_ANY,))
-COS = _op("cos", "cos", lambda x: (fcos(x), (x,)),
-          (lambda g, x: -g * fsin(x),), "∂/∂x = −sin(x)", (_ANY,))
-MAXIMUM = _op("maximum", "max", lambda a, b: (fmaximum(a, b), (a, b)),
-              (lambda g, a, b: _maximum_grad(g, a, b, True),
-               lambda g, a, b: _maximum_grad(g, a, b, False)),
-              "∂/∂a = 1 if a > b else 0 (½ each on a tie)", (_ANY, _ANY))
-MINIMUM = _op("minimum", "min", lambda a, b: (fminimum(a, b), (a, b)),
-              (lambda g, a, b: _minimum_grad(g, a, b, True),
-               lambda g, a, b: _minimum_grad(g, a, b, False)),
-              "∂/∂a = 1 if a < b else 0 (½ each on a tie)", (_ANY, _ANY))
+RELU = define_op(
+    **notation("relu"), engine="scalar", forward=lambda x: (0.0 if x <= 0 else x, (x,)),
+    grads=(lambda g, x: 0.0 if x <= 0 else g,), domain=(_ANY,))
+GELU = define_op(
+    **notation("gelu"), engine="scalar",
+    forward=lambda x: (0.5 * x * (1.0 + math.erf(x / _SQRT2)), (x,)),
+    grads=(lambda g, x: g * (0.5 * (1.0 + math.erf(x / _SQRT2))
+                             + x * _INV_SQRT_2PI * math.exp(-0.5 * x * x)),),
+    domain=(_ANY,))
+ABS = define_op(
+    **notation("abs"), engine="scalar", forward=lambda x: (abs(x), (x,)),
+    grads=(lambda g, x: g if x > 0 else (-g if x < 0 else g * 0.0),), domain=(_ANY,))
+SIN = define_op(
+    name="sin", engine="scalar", symbol="sin", forward=lambda x: (fsin(x), (x,)),
+    grads=(lambda g, x: g * fcos(x),), formulas=("∂/∂x = cos(x)",), domain=(_ANY,))
+COS = define_op(
+    name="cos", engine="scalar", symbol="cos", forward=lambda x: (fcos(x), (x,)),
+    grads=(lambda g, x: -g * fsin(x),), formulas=("∂/∂x = −sin(x)",), domain=(_ANY,))
+MAXIMUM = define_op(
+    **notation("maximum"), engine="scalar", forward=lambda a, b: (fmaximum(a, b), (a, b)),
+    grads=(lambda g, a, b: _maximum_grad(g, a, b, True),
+           lambda g, a, b: _maximum_grad(g, a, b, False)),
+    domain=(_ANY, _ANY))
+MINIMUM = define_op(
+    **notation("minimum"), engine="scalar", forward=lambda a, b: (fminimum(a, b), (a, b)),
+    grads=(lambda g, a, b: _minimum_grad(g, a, b, True),
+           lambda g, a, b: _minimum_grad(g, a, b, False)),
+    domain=(_ANY, _ANY))

@@ -1,4 +1,4 @@
-"""Small helpers shared by the functional ops: registration, argument checks, dtypes."""
+"""Small helpers shared by the functional ops: argument checks, dtypes."""
 
 from __future__ import annotations
 
@@ -7,25 +7,12 @@ import numbers
 import numpy as np
 
 from ..autograd.node import Node
-from ..autograd.registry import Op
 from ..tensor import Tensor
-from ..tensor_ops import tensor_op
 
-__all__ = ["fused_op", "pair", "as_array", "shape_error", "data_of", "as_tensor",
+__all__ = ["pair", "as_array", "shape_error", "data_of", "as_tensor",
            "float_inputs", "is_parameter", "constant_like"]
 
 _FLOAT32 = np.dtype(np.float32)
-
-
-def fused_op(name, symbol, forward, grads, formula, cases, label=None, doc="", **extra) -> Op:
-    """Register a tensor op of the functional library (same conventions as ``tensor_ops``).
-
-    ``forward(*arrays, **attrs) -> (out, saved)``; each rule ``rule(g, *saved, **attrs)``
-    returns ``g · ∂out/∂input`` or ``None`` (for a non-differentiable input such as
-    integer class targets).  If the tensor engine already registered an op of the same
-    name, that one is kept: one op, one entry.
-    """
-    return tensor_op(name, symbol, forward, grads, formula, cases, label, doc, **extra)
 
 
 def pair(value, name: str, fn: str) -> tuple[int, int]:

@@ -30,7 +30,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from ._util import fused_op, pair
+from ..autograd.registry import define_op
+from ._util import pair
 
 __all__ = ["CONV2D", "CONV2D_NO_BIAS", "MAX_POOL2D", "AVG_POOL2D", "conv_output_size",
            "im2col", "check_conv_args", "check_pool_input"]
@@ -151,19 +152,21 @@ def _conv_cases(with_bias):
     return cases
 
 
-_CONV_FORMULA = ("out = W ⋆ x + b;  ∂L/∂W = g ⋆ x (patches),  ∂L/∂x = col2im(Wᵀ g),  "
-                 "∂L/∂b = Σ g")
+# out = W ⋆ x + b (⋆: cross-correlation); one formula per input, in the order x, W, b
+_CONV_FORMULAS = ("∂/∂x = col2im(Wᵀ·g): each patch's gradient added back onto its pixels",
+                  "∂/∂W = g ⋆ x (g against the patches of x)",
+                  "∂/∂b = Σ g over N, H, W")
 
-CONV2D = fused_op(
-    "conv2d", "conv2d", _conv_forward, (_conv_grad_x, _conv_grad_w, _conv_grad_b),
-    _CONV_FORMULA, _conv_cases(True), label=_conv_label,
-    doc="2-D cross-correlation over NCHW input by im2col + one matrix product.",
-)
-CONV2D_NO_BIAS = fused_op(
-    "conv2d_no_bias", "conv2d", lambda x, w, **attrs: _conv_forward(x, w, None, **attrs),
-    (_conv_grad_x, _conv_grad_w), _CONV_FORMULA.rsplit(",", 1)[0], _conv_cases(False),
-    label=_conv_label, doc="conv2d without a bias term.",
-)
+CONV2D = define_op(
+    name="conv2d", engine="tensor", symbol="conv2d", forward=_conv_forward,
+    grads=(_conv_grad_x, _conv_grad_w, _conv_grad_b), formulas=_CONV_FORMULAS,
+    cases=_conv_cases(True), label=_conv_label,
+    doc="2-D cross-correlation over NCHW input by im2col + one matrix product.")
+CONV2D_NO_BIAS = define_op(
+    name="conv2d_no_bias", engine="tensor", symbol="conv2d",
+    forward=lambda x, w, **attrs: _conv_forward(x, w, None, **attrs),
+    grads=(_conv_grad_x, _conv_grad_w), formulas=_CONV_FORMULAS[:2],
+    cases=_conv_cases(False), label=_conv_label, doc="conv2d without a bias term.")
 
 
 def check_conv_args(x_shape, w_shape, b_shape, stride, padding, fn="conv2d"):
@@ -282,18 +285,18 @@ def _pool_cases(values):
     return cases
 
 
-MAX_POOL2D = fused_op(
-    "max_pool2d", "maxpool", _max_pool_forward, (_max_pool_grad,),
-    "∂out/∂x = 1 for the (first) maximum of each window, 0 elsewhere",
-    _pool_cases(_distinct), label=_pool_label("maxpool"),
-    doc="Max over each kh×kw window: running np.maximum over kh·kw strided slices.",
-)
-AVG_POOL2D = fused_op(
-    "avg_pool2d", "avgpool", _avg_pool_forward, (_avg_pool_grad,),
-    "∂out/∂x = 1/(kh·kw) for every pixel of the window",
-    _pool_cases(lambda rng, shape: rng.uniform(-1, 1, shape)), label=_pool_label("avgpool"),
-    doc="Mean over each kh×kw window (zero padding counts towards the mean, as in PyTorch).",
-)
+MAX_POOL2D = define_op(
+    name="max_pool2d", engine="tensor", symbol="maxpool", forward=_max_pool_forward,
+    grads=(_max_pool_grad,),
+    formulas=("∂/∂x = 1 for the (first) maximum of each window, 0 elsewhere",),
+    cases=_pool_cases(_distinct), label=_pool_label("maxpool"),
+    doc="Max over each kh×kw window: running np.maximum over kh·kw strided slices.")
+AVG_POOL2D = define_op(
+    name="avg_pool2d", engine="tensor", symbol="avgpool", forward=_avg_pool_forward,
+    grads=(_avg_pool_grad,), formulas=("∂/∂x = 1/(kh·kw) for every pixel of the window",),
+    cases=_pool_cases(lambda rng, shape: rng.uniform(-1, 1, shape)),
+    label=_pool_label("avgpool"),
+    doc="Mean over each kh×kw window (zero padding counts towards the mean, as in PyTorch).")
 
 
 def check_pool_input(x_shape, kernel, stride, padding, fn):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._util import fused_op
+from ..autograd.registry import define_op
 
 __all__ = ["LINEAR", "LINEAR_NO_BIAS", "DROPOUT", "dropout_mask"]
 
@@ -56,16 +56,18 @@ def _linear_cases(with_bias):
     return cases
 
 
-LINEAR = fused_op(
-    "linear", "linear", _linear_forward, (_linear_grad_x, _linear_grad_w, _linear_grad_b),
-    "out = x Wᵀ + b;  ∂L/∂x = g W,  ∂L/∂W = gᵀ x,  ∂L/∂b = Σ g", _linear_cases(True),
-    doc="A fully connected layer, x @ W.T + b, as one node.",
-)
-LINEAR_NO_BIAS = fused_op(
-    "linear_no_bias", "linear", lambda x, w, **_: _linear_forward(x, w),
-    (_linear_grad_x, _linear_grad_w), "out = x Wᵀ;  ∂L/∂x = g W,  ∂L/∂W = gᵀ x",
-    _linear_cases(False), doc="linear without a bias term.",
-)
+# out = x Wᵀ + b; one formula per input, in the order x, W, b
+_LINEAR_FORMULAS = ("∂/∂x = g·W", "∂/∂W = gᵀ·x", "∂/∂b = Σ g over the rows")
+
+LINEAR = define_op(
+    name="linear", engine="tensor", symbol="linear", forward=_linear_forward,
+    grads=(_linear_grad_x, _linear_grad_w, _linear_grad_b), formulas=_LINEAR_FORMULAS,
+    cases=_linear_cases(True), doc="A fully connected layer, x @ W.T + b, as one node.")
+LINEAR_NO_BIAS = define_op(
+    name="linear_no_bias", engine="tensor", symbol="linear",
+    forward=lambda x, w, **_: _linear_forward(x, w), grads=(_linear_grad_x, _linear_grad_w),
+    formulas=_LINEAR_FORMULAS[:2], cases=_linear_cases(False),
+    doc="linear without a bias term.")
 
 
 # --- dropout -----------------------------------------------------------------------------
@@ -84,11 +86,12 @@ def _dropout_forward(x, p=0.5, seed=0, **_):
     return x * mask, (mask,)
 
 
-DROPOUT = fused_op(
-    "dropout", "dropout", _dropout_forward, (lambda g, mask, **_: g * mask,),
-    "out = x·m/(1−p), m ~ Bernoulli(1−p);  ∂L/∂x = g·m/(1−p)",
-    lambda rng: [((rng.normal(0, 1, s),), {"p": p, "seed": k})
-                 for k, (s, p) in enumerate((((10,), 0.5), ((3, 4), 0.2), ((2, 3, 4), 0.7)))],
+DROPOUT = define_op(
+    name="dropout", engine="tensor", symbol="dropout", forward=_dropout_forward,
+    grads=(lambda g, mask, **_: g * mask,),
+    formulas=("∂/∂x = m/(1−p) (m: the node's keep mask, each unit kept with probability 1−p)",),
+    cases=lambda rng: [((rng.normal(0, 1, s),), {"p": p, "seed": k})
+                       for k, (s, p) in enumerate((((10,), 0.5), ((3, 4), 0.2),
+                                                   ((2, 3, 4), 0.7)))],
     label=lambda attrs: f"dropout(p={attrs.get('p', 0.5):g})",
-    doc="Inverted dropout with a mask drawn from the node's own seed.",
-)
+    doc="Inverted dropout with a mask drawn from the node's own seed.")

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._util import fused_op
+from ..autograd.registry import define_op
 
 __all__ = ["CROSS_ENTROPY", "NLL_LOSS", "MSE_LOSS", "BCE", "BCE_WITH_LOGITS",
            "check_class_targets"]
@@ -85,13 +85,17 @@ def _loss_label(name):
         f"{name}({attrs['reduction']})")
 
 
-CROSS_ENTROPY = fused_op(
-    "cross_entropy", "CE", _cross_entropy_forward, (_cross_entropy_grad, lambda g, *s, **_: None),
-    "L = −mean log softmax(z)[t];  ∂L/∂z = (softmax(z) − onehot(t)) / N",
-    lambda rng: _class_cases(rng) + _class_cases(rng, "sum") + _class_cases(rng, "none")[:1],
+# The formulas of the losses are for reduction="mean" (N: the number of losses averaged);
+# with "sum" or "none" there is no 1/N.
+CROSS_ENTROPY = define_op(
+    name="cross_entropy", engine="tensor", symbol="CE", forward=_cross_entropy_forward,
+    grads=(_cross_entropy_grad, lambda g, *s, **_: None),
+    formulas=("∂/∂z = (softmax(z) − onehot(t)) / N",
+              "∂/∂t = none (integer class targets have no gradient)"),
+    cases=lambda rng: (_class_cases(rng) + _class_cases(rng, "sum")
+                       + _class_cases(rng, "none")[:1]),
     label=_loss_label("cross_entropy"),
-    doc="Softmax cross-entropy of logits (N, C) against integer targets (N,), fused and stable.",
-)
+    doc="Softmax cross-entropy of logits (N, C) against integer targets (N,), fused and stable.")
 
 
 # --- negative log-likelihood on log-probabilities ----------------------------------------
@@ -110,13 +114,15 @@ def _nll_grad(g, shape, dtype, targets, reduction="mean", **_):
     return grad
 
 
-NLL_LOSS = fused_op(
-    "nll_loss", "NLL", _nll_forward, (_nll_grad, lambda g, *s, **_: None),
-    "L = −mean logp[t];  ∂L/∂logp = −onehot(t) / N",
-    lambda rng: _class_cases(rng) + _class_cases(rng, "sum") + _class_cases(rng, "none")[:1],
+NLL_LOSS = define_op(
+    name="nll_loss", engine="tensor", symbol="NLL", forward=_nll_forward,
+    grads=(_nll_grad, lambda g, *s, **_: None),
+    formulas=("∂/∂logp = −onehot(t) / N",
+              "∂/∂t = none (integer class targets have no gradient)"),
+    cases=lambda rng: (_class_cases(rng) + _class_cases(rng, "sum")
+                       + _class_cases(rng, "none")[:1]),
     label=_loss_label("nll_loss"),
-    doc="Negative log-likelihood of log-probabilities (N, C) at integer targets (N,).",
-)
+    doc="Negative log-likelihood of log-probabilities (N, C) at integer targets (N,).")
 
 
 # --- mean squared error -------------------------------------------------------------------
@@ -149,11 +155,11 @@ def _prob(rng, shape):
     return rng.uniform(0.1, 0.9, shape)
 
 
-MSE_LOSS = fused_op(
-    "mse_loss", "MSE", _mse_forward, (_mse_grad_pred, _mse_grad_target),
-    "L = mean (ŷ − y)²;  ∂L/∂ŷ = 2(ŷ − y)/N,  ∂L/∂y = −2(ŷ − y)/N",
-    _pair_cases(_normal, _normal), label=_loss_label("mse_loss"),
-)
+MSE_LOSS = define_op(
+    name="mse_loss", engine="tensor", symbol="MSE", forward=_mse_forward,
+    grads=(_mse_grad_pred, _mse_grad_target),
+    formulas=("∂/∂ŷ = 2(ŷ − y)/N", "∂/∂y = −2(ŷ − y)/N"),
+    cases=_pair_cases(_normal, _normal), label=_loss_label("mse_loss"))
 
 
 # --- binary cross-entropy on probabilities ---------------------------------------------------
@@ -180,12 +186,12 @@ def _bce_grad_y(g, p, y, log_p, log_q, reduction="mean", **_):
     return (log_q - log_p) * _upstream(g, reduction, p) * _scale(reduction, p.size)
 
 
-BCE = fused_op(
-    "binary_cross_entropy", "BCE", _bce_forward, (_bce_grad_p, _bce_grad_y),
-    "L = −mean[y log p + (1−y) log(1−p)];  ∂L/∂p = (p − y)/(p(1−p)N)",
-    _pair_cases(_prob, _prob), label=_loss_label("binary_cross_entropy"),
-    doc="Binary cross-entropy of probabilities in (0, 1); log is clamped at -100 like PyTorch.",
-)
+BCE = define_op(
+    name="binary_cross_entropy", engine="tensor", symbol="BCE", forward=_bce_forward,
+    grads=(_bce_grad_p, _bce_grad_y),
+    formulas=("∂/∂p = (p − y)/(p(1−p)N)", "∂/∂y = (log(1−p) − log p)/N"),
+    cases=_pair_cases(_prob, _prob), label=_loss_label("binary_cross_entropy"),
+    doc="Binary cross-entropy of probabilities in (0, 1); log is clamped at -100 like PyTorch.")
 
 
 # --- binary cross-entropy on logits --------------------------------------------------------
@@ -206,12 +212,11 @@ def _bce_logits_grad_y(g, x, y, sig, reduction="mean", **_):
     return np.asarray(-x * _upstream(g, reduction, x) * _scale(reduction, x.size))
 
 
-BCE_WITH_LOGITS = fused_op(
-    "binary_cross_entropy_with_logits", "BCE·σ", _bce_logits_forward,
-    (_bce_logits_grad_x, _bce_logits_grad_y),
-    "L = mean[max(x,0) − x·y + log(1 + e^−|x|)];  ∂L/∂x = (σ(x) − y)/N,  ∂L/∂y = −x/N",
-    _pair_cases(_normal, _prob), label=_loss_label("bce_with_logits"),
-)
+BCE_WITH_LOGITS = define_op(
+    name="binary_cross_entropy_with_logits", engine="tensor", symbol="BCE·σ",
+    forward=_bce_logits_forward, grads=(_bce_logits_grad_x, _bce_logits_grad_y),
+    formulas=("∂/∂x = (σ(x) − y)/N", "∂/∂y = −x/N"),
+    cases=_pair_cases(_normal, _prob), label=_loss_label("bce_with_logits"))
 
 
 def check_class_targets(fn, scores_shape, targets):

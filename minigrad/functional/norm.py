@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._util import fused_op
+from ..autograd.registry import define_op
 
 __all__ = ["BATCH_NORM", "BATCH_NORM_EVAL", "LAYER_NORM", "channel_axes"]
 
@@ -74,12 +74,16 @@ def _bn_cases(rng):
     return out
 
 
-BATCH_NORM = fused_op(
-    "batch_norm", "BatchNorm", _bn_forward, (_bn_grad_x, _bn_grad_w, _bn_grad_b),
-    "x̂ = (x−μ_B)/√(σ²_B+ε), out = γx̂+β;  ∂L/∂x = (ĝ − mean ĝ − x̂·mean(ĝx̂))/√(σ²+ε)",
-    _bn_cases, label=lambda attrs: "BatchNorm",
-    doc="Batch normalisation with this batch's statistics (training mode).",
-)
+# x̂ = (x − μ)/√(σ² + ε), out = γ·x̂ + β; one formula per input, in the order x, γ, β
+# (sums and means over the axes that share a μ and σ², as in the module docstring)
+_NORM_FORMULAS = ("∂/∂x = (ĝ − mean ĝ − x̂·mean(ĝ·x̂))/√(σ²+ε) with ĝ = γ·g",
+                  "∂/∂γ = Σ g·x̂", "∂/∂β = Σ g")
+
+BATCH_NORM = define_op(
+    name="batch_norm", engine="tensor", symbol="BatchNorm", forward=_bn_forward,
+    grads=(_bn_grad_x, _bn_grad_w, _bn_grad_b), formulas=_NORM_FORMULAS, cases=_bn_cases,
+    label=lambda attrs: "BatchNorm",
+    doc="Batch normalisation with this batch's statistics (training mode).")
 
 
 # --- batch norm, eval mode: running statistics (an affine map per channel) ------------------
@@ -116,13 +120,15 @@ def _bn_eval_cases(rng):
             for xs, attrs in _bn_cases(rng)]
 
 
-BATCH_NORM_EVAL = fused_op(
-    "batch_norm_eval", "BatchNorm", _bn_eval_forward,
-    (_bn_eval_grad_x, _bn_eval_grad_w, _bn_eval_grad_b, _bn_eval_grad_mean, _bn_eval_grad_var),
-    "out = γ(x−μ)/√(σ²+ε) + β (running μ, σ²);  ∂L/∂x = γ/√(σ²+ε)",
-    _bn_eval_cases, label=lambda attrs: "BatchNorm(eval)",
-    doc="Batch normalisation with running statistics (eval mode): a per-channel affine map.",
-)
+# out = γ(x − μ)/√(σ² + ε) + β with the running μ, σ²: inputs x, γ, β, μ, σ²
+BATCH_NORM_EVAL = define_op(
+    name="batch_norm_eval", engine="tensor", symbol="BatchNorm", forward=_bn_eval_forward,
+    grads=(_bn_eval_grad_x, _bn_eval_grad_w, _bn_eval_grad_b, _bn_eval_grad_mean,
+           _bn_eval_grad_var),
+    formulas=("∂/∂x = γ/√(σ²+ε)", "∂/∂γ = Σ g·(x−μ)/√(σ²+ε)", "∂/∂β = Σ g",
+              "∂/∂μ = −Σ g·γ/√(σ²+ε)", "∂/∂σ² = −½·Σ g·γ(x−μ)/(σ²+ε)^(3/2)"),
+    cases=_bn_eval_cases, label=lambda attrs: "BatchNorm(eval)",
+    doc="Batch normalisation with running statistics (eval mode): a per-channel affine map.")
 
 
 # --- layer norm: statistics of each sample's trailing features -----------------------------
@@ -155,10 +161,8 @@ def _ln_cases(rng):
     return out
 
 
-LAYER_NORM = fused_op(
-    "layer_norm", "LayerNorm", _ln_forward, (_ln_grad_x, _ln_grad_w, _ln_grad_b),
-    "x̂ = (x−μ)/√(σ²+ε) over the last axes, out = γx̂+β;  "
-    "∂L/∂x = (ĝ − mean ĝ − x̂·mean(ĝx̂))/√(σ²+ε)",
-    _ln_cases, label=lambda attrs: "LayerNorm",
-    doc="Layer normalisation over the trailing `ndim` axes of each sample.",
-)
+LAYER_NORM = define_op(
+    name="layer_norm", engine="tensor", symbol="LayerNorm", forward=_ln_forward,
+    grads=(_ln_grad_x, _ln_grad_w, _ln_grad_b), formulas=_NORM_FORMULAS, cases=_ln_cases,
+    label=lambda attrs: "LayerNorm",
+    doc="Layer normalisation over the trailing `ndim` axes of each sample.")

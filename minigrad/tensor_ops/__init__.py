@@ -1,10 +1,12 @@
 """The tensor engine's op table: every op registered with ``engine="tensor"``.
 
-Grouped by kind; ``from minigrad.tensor_ops import MUL`` gives the registry
-entry, and ``registered_ops("tensor")`` walks them all.
+Each op is one ``define_op`` call; the ops the scalar engine has too take
+their name, symbol and formulas from ``autograd.notation``.  Grouped by kind;
+``from minigrad.tensor_ops import MUL`` gives the registry entry, and
+``registered_ops("tensor")`` walks them all.
 """
 
-from ._base import nd, tensor_op
+from ._base import nd
 from .elementwise import (
     ABS,
     ADD,
@@ -49,5 +51,5 @@ __all__ = [
     "LEAKY_RELU", "LOG", "LOGSUMEXP", "LOG_SOFTMAX", "MATMUL", "MAX", "MAXIMUM", "MEAN", "MIN",
     "MINIMUM", "MUL", "NEG", "PAD", "POW", "RELU", "RESHAPE", "SIGMOID", "SOFTMAX",
     "SQRT", "SQUEEZE", "STACK", "SUB", "SUM", "TANH", "TRANSPOSE", "UNSQUEEZE", "VAR", "WHERE",
-    "erf", "format_index", "keep", "nd", "norm_axes", "reduced_shape", "tensor_op",
+    "erf", "format_index", "keep", "nd", "norm_axes", "reduced_shape",
 ]

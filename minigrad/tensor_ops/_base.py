@@ -1,6 +1,6 @@
-"""Helpers shared by the tensor op tables: registering an op, and test inputs.
+"""Helpers shared by the tensor op tables: gradient masks, test inputs, labels.
 
-Every tensor op is one ``Op`` in the registry with ``engine="tensor"``.  Its
+Every tensor op is one ``define_op(engine="tensor", ...)`` call.  Its
 ``forward(*xs, **attrs)`` works on raw numpy arrays and returns
 ``(out, saved)``; each gradient rule ``rule(g, *saved, **attrs)`` returns
 ``g · ∂out/∂input`` for one input, possibly still in the broadcast (output)
@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.registry import define_op
-
 #: shape pairs every broadcasting binary op is checked on
 BROADCAST_PAIRS = (
     ((2, 3), (2, 3)),
@@ -43,8 +41,6 @@ BROADCAST_PAIRS = (
 nd = np.asarray
 
 
-
-
 def masked(g, mask):
     """``g`` where ``mask`` is non-zero (times the mask's weight), exactly 0 elsewhere.
 
@@ -59,29 +55,6 @@ def masked(g, mask):
     if r.size and np.isnan(r.min()):
         r = np.where(mask, r, 0)
     return nd(r)
-
-
-def split_formula(formula, arity):
-    """(transitional) One formula per input from the old one-string form."""
-    parts = tuple(p.strip() for p in formula.split(",  "))
-    if arity is None:
-        return (formula,)
-    if len(parts) == arity:
-        return parts
-    return (formula,) + ("",) * (arity - 1) if arity else ()
-
-
-def tensor_op(name, symbol, forward, grads, formula, cases, label=None, doc="",
-              elementwise=False, **extra):
-    """(transitional) Register one tensor op with the old positional fields."""
-    vjp = extra.pop("vjp", None)
-    variadic = extra.pop("variadic", False)
-    grads = tuple(grads) if grads else ()
-    arity = None if variadic else len(grads)
-    return define_op(name=name, engine="tensor", symbol=symbol, forward=forward, grads=grads,
-                     vjp=vjp, variadic=variadic, formulas=split_formula(formula, arity),
-                     cases=cases, label=label, doc=doc, elementwise=elementwise, **extra)
-
 
 
 

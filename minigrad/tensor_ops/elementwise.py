@@ -16,8 +16,9 @@ import math
 
 import numpy as np
 
-from ..autograd.registry import passthrough
-from ._base import BROADCAST_PAIRS, away_from_zero, masked, nd, tensor_op, uniform
+from ..autograd.notation import notation
+from ..autograd.registry import define_op, passthrough
+from ._base import BROADCAST_PAIRS, away_from_zero, masked, nd, uniform
 
 _SQRT1_2 = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -42,34 +43,23 @@ def _pos(rng, shape):
     return np.asarray(rng.uniform(0.3, 2.5, size=shape))
 
 
-def _elementwise_op(*args, **kwargs):
-    """``tensor_op`` with ``elementwise=True``: every op in this module is one."""
-    return tensor_op(*args, elementwise=True, **kwargs)
-
-
-def _ufunc_op(name, symbol, ufunc, saves, grads, formula, cases, **kwargs):
-    """(transitional) An elementwise op that is one numpy ufunc call, keeping ``saves``."""
-    return _elementwise_op(name, symbol, None, grads, formula, cases, ufunc=ufunc,
-                           saves=saves, **kwargs)
-
-
 # --- arithmetic -------------------------------------------------------------------
-ADD = _ufunc_op(
-    "add", "+", np.add, "nothing",
-    (passthrough, passthrough),
-    "∂/∂a = 1,  ∂/∂b = 1", _binary_cases(uniform, uniform),
-    doc="Addition passes the upstream gradient unchanged to both inputs; it saves nothing.",
-    promote=True)
-SUB = _ufunc_op(
-    "sub", "−", np.subtract, "nothing",
-    (passthrough, lambda g: nd(-g)),
-    "∂/∂a = 1,  ∂/∂b = −1", _binary_cases(uniform, uniform), promote=True)
-MUL = _ufunc_op(
-    "mul", "×", np.multiply, "inputs",
-    (lambda g, a, b: nd(g * b), lambda g, a, b: nd(g * a)),
-    "∂/∂a = b,  ∂/∂b = a", _binary_cases(uniform, uniform),
-    doc="Each input's gradient is the upstream gradient times the *other* input.",
-    promote=True)
+ADD = define_op(
+    **notation("add"), engine="tensor", ufunc=np.add, saves="nothing",
+    grads=(passthrough, passthrough), cases=_binary_cases(uniform, uniform),
+    elementwise=True, promote=True,
+    doc="Addition passes the upstream gradient unchanged to both inputs; it saves nothing.")
+SUB = define_op(
+    **notation("sub"), engine="tensor", ufunc=np.subtract, saves="nothing",
+    grads=(passthrough, lambda g: nd(-g)), cases=_binary_cases(uniform, uniform),
+    elementwise=True, promote=True)
+MUL = define_op(
+    **notation("mul"), engine="tensor", ufunc=np.multiply, saves="inputs",
+    grads=(lambda g, a, b: nd(g * b), lambda g, a, b: nd(g * a)),
+    cases=_binary_cases(uniform, uniform), elementwise=True, promote=True,
+    doc="Each input's gradient is the upstream gradient times the *other* input.")
+
+
 def _div_forward(a, b):
     if a.dtype.kind in "biu" and b.dtype.kind in "biu":
         # True division of integers gives PyTorch's default float32, not numpy's float64
@@ -80,11 +70,10 @@ def _div_forward(a, b):
     return out, (b, out)
 
 
-DIV = _elementwise_op(
-    "div", "÷", _div_forward,
-    (lambda g, b, out: nd(g / b), lambda g, b, out: nd(-g * out / b)),
-    "∂/∂a = 1/b,  ∂/∂b = −a/b² = −out/b", _binary_cases(uniform, away_from_zero),
-    promote=True)
+DIV = define_op(
+    **notation("div"), engine="tensor", forward=_div_forward,
+    grads=(lambda g, b, out: nd(g / b), lambda g, b, out: nd(-g * out / b)),
+    cases=_binary_cases(uniform, away_from_zero), elementwise=True, promote=True)
 
 
 def _pow_grad_base(g, x, p, out):
@@ -105,19 +94,17 @@ def _pow_grad_exponent(g, x, p, out):
         return nd(g * np.where((x == 0) & (p >= 0), 0, out * np.log(x)))
 
 
-POW = _elementwise_op(
-    "pow", "**", lambda x, p: ((out := x**p), (x, p, out)),
-    (_pow_grad_base, _pow_grad_exponent),
-    "∂/∂x = p·x^(p−1) (0 where p = 0),  ∂/∂p = x^p·ln x (0 where x = 0 and p ≥ 0; "
-    "NaN where x < 0)",
-    _binary_cases(_pos, uniform),
+POW = define_op(
+    **notation("pow"), engine="tensor", forward=lambda x, p: ((out := x**p), (x, p, out)),
+    grads=(_pow_grad_base, _pow_grad_exponent), cases=_binary_cases(_pos, uniform),
+    elementwise=True, promote=True,
     doc="Power rule for the base; x^p·ln x for the exponent, which needs x > 0.  At the "
         "edges the gradients follow PyTorch: ∂/∂x is 0 wherever p = 0 (even at x = 0, where "
         "p·x^(p−1) would be 0·inf), ∂/∂p is 0 at x = 0 for p ≥ 0 (the limit) and NaN for "
-        "a negative base (ln x is undefined).",
-    promote=True)
-NEG = _ufunc_op("neg", "−", np.negative, "nothing", (lambda g: nd(-g),), "∂/∂x = −1",
-                _unary_cases(uniform))
+        "a negative base (ln x is undefined).")
+NEG = define_op(
+    **notation("neg"), engine="tensor", ufunc=np.negative, saves="nothing",
+    grads=(lambda g: nd(-g),), cases=_unary_cases(uniform), elementwise=True)
 
 
 def _extreme_weights(lose, tie, dtype):
@@ -140,16 +127,14 @@ def _minimum_forward(a, b):
     return out, (_extreme_weights(a > b, tie, out.dtype), _extreme_weights(b > a, tie, out.dtype))
 
 
-MAXIMUM = _elementwise_op(
-    "maximum", "max", _maximum_forward,
-    (lambda g, wa, wb: masked(g, wa), lambda g, wa, wb: masked(g, wb)),
-    "∂/∂a = 1 if a > b, 0 if a < b, ½ on a tie (1 if either is NaN)",
-    _binary_cases(uniform, uniform), promote=True)
-MINIMUM = _elementwise_op(
-    "minimum", "min", _minimum_forward,
-    (lambda g, wa, wb: masked(g, wa), lambda g, wa, wb: masked(g, wb)),
-    "∂/∂a = 1 if a < b, 0 if a > b, ½ on a tie (1 if either is NaN)",
-    _binary_cases(uniform, uniform), promote=True)
+MAXIMUM = define_op(
+    **notation("maximum"), engine="tensor", forward=_maximum_forward,
+    grads=(lambda g, wa, wb: masked(g, wa), lambda g, wa, wb: masked(g, wb)),
+    cases=_binary_cases(uniform, uniform), elementwise=True, promote=True)
+MINIMUM = define_op(
+    **notation("minimum"), engine="tensor", forward=_minimum_forward,
+    grads=(lambda g, wa, wb: masked(g, wa), lambda g, wa, wb: masked(g, wb)),
+    cases=_binary_cases(uniform, uniform), elementwise=True, promote=True)
 
 
 def _where_forward(cond, a, b):
@@ -164,14 +149,15 @@ def _where_cases(rng):
     return out
 
 
-WHERE = _elementwise_op(
-    "where", "where", _where_forward,
-    (lambda g, cond: None,
-     lambda g, cond: masked(g, cond),  # (g·mask, not np.where: see masked)
-     lambda g, cond: masked(g, ~cond)),
-    "∂/∂a = 1 where cond else 0,  ∂/∂b = 0 where cond else 1", _where_cases,
-    doc="Picks a where the (boolean, non-differentiable) condition holds, b elsewhere.",
-    promote=slice(1, None))
+WHERE = define_op(
+    name="where", engine="tensor", symbol="where", forward=_where_forward,
+    grads=(lambda g, cond: None,
+           lambda g, cond: masked(g, cond),  # (g·mask, not np.where: see masked)
+           lambda g, cond: masked(g, ~cond)),
+    formulas=("∂/∂cond = none (a boolean condition has no gradient)",
+              "∂/∂a = 1 where cond else 0", "∂/∂b = 0 where cond else 1"),
+    cases=_where_cases, elementwise=True, promote=slice(1, None),
+    doc="Picks a where the (boolean, non-differentiable) condition holds, b elsewhere.")
 
 
 def _clip_forward(x, min=None, max=None):
@@ -191,26 +177,31 @@ def _clip_label(attrs):
     return f"clip[{show(attrs.get('min'))}, {show(attrs.get('max'))}]"
 
 
-CLIP = _elementwise_op(
-    "clip", "clip", _clip_forward, (lambda g, inside, **_: masked(g, inside),),
-    "∂/∂x = 1 if min ≤ x ≤ max else 0",
-    lambda rng: [((uniform(rng, (3, 4)),), {"min": -0.55, "max": 0.65}),
-                 ((uniform(rng, (5,)),), {"min": None, "max": 0.25}),
-                 ((uniform(rng, ()),), {"min": -0.05, "max": None})],
-    label=_clip_label,
-)
+CLIP = define_op(
+    name="clip", engine="tensor", symbol="clip", forward=_clip_forward,
+    grads=(lambda g, inside, **_: masked(g, inside),),
+    formulas=("∂/∂x = 1 if min ≤ x ≤ max else 0",),
+    cases=lambda rng: [((uniform(rng, (3, 4)),), {"min": -0.55, "max": 0.65}),
+                       ((uniform(rng, (5,)),), {"min": None, "max": 0.25}),
+                       ((uniform(rng, ()),), {"min": -0.05, "max": None})],
+    label=_clip_label, elementwise=True)
 
 
 # --- unary functions --------------------------------------------------------------
-EXP = _ufunc_op("exp", "exp", np.exp, "output",
-                (lambda g, out: nd(g * out),), "∂/∂x = exp(x) = out",
-                _unary_cases(uniform), float_only=True)
-LOG = _ufunc_op("log", "log", np.log, "inputs",
-                (lambda g, x: nd(g / x),), "∂/∂x = 1/x", _unary_cases(_pos),
-                float_only=True)
-SQRT = _ufunc_op("sqrt", "√", np.sqrt, "output",
-                 (lambda g, out: nd(g / (2 * out)),), "∂/∂x = 1/(2√x) = 1/(2·out)",
-                 _unary_cases(_pos), float_only=True)
+EXP = define_op(
+    **notation("exp"), engine="tensor", ufunc=np.exp, saves="output",
+    grads=(lambda g, out: nd(g * out),), cases=_unary_cases(uniform),
+    elementwise=True, float_only=True)
+LOG = define_op(
+    **notation("log"), engine="tensor", ufunc=np.log, saves="inputs",
+    grads=(lambda g, x: nd(g / x),), cases=_unary_cases(_pos),
+    elementwise=True, float_only=True)
+SQRT = define_op(
+    **notation("sqrt"), engine="tensor", ufunc=np.sqrt, saves="output",
+    grads=(lambda g, out: nd(g / (2 * out)),), cases=_unary_cases(_pos),
+    elementwise=True, float_only=True)
+
+
 def _abs_grad(g, x):
     """g · sign(x), with sign(NaN) = 0 as in PyTorch (numpy's ``sign`` gives NaN there)."""
     s = np.sign(x)
@@ -220,8 +211,11 @@ def _abs_grad(g, x):
     return nd(g * s)
 
 
-ABS = _ufunc_op("abs", "|x|", np.abs, "inputs", (_abs_grad,), "∂/∂x = sign(x)",
-                _unary_cases(away_from_zero))
+ABS = define_op(
+    **notation("abs"), engine="tensor", ufunc=np.abs, saves="inputs", grads=(_abs_grad,),
+    cases=_unary_cases(away_from_zero), elementwise=True)
+
+
 # tanh and sigmoid are the activations whose rules need more than one numpy call,
 # and the best way to spell them depends on the size.  A small array's cost is the
 # Python calls: g − g·out·out never converts the Python number 1 (~0.5 us on a 4x4
@@ -252,9 +246,9 @@ def _sigmoid_grad(g, out):
     return t
 
 
-TANH = _ufunc_op("tanh", "tanh", np.tanh, "output",
-                 (_tanh_grad,), "∂/∂x = 1 − tanh²(x) = 1 − out²", _unary_cases(uniform),
-                 float_only=True)
+TANH = define_op(
+    **notation("tanh"), engine="tensor", ufunc=np.tanh, saves="output", grads=(_tanh_grad,),
+    cases=_unary_cases(uniform), elementwise=True, float_only=True)
 
 
 def _sigmoid_forward(x):
@@ -272,10 +266,11 @@ def _sigmoid_forward(x):
     return out, (out,)
 
 
-SIGMOID = _elementwise_op("sigmoid", "σ", _sigmoid_forward,
-                    (_sigmoid_grad,),
-                    "∂/∂x = σ(x)·(1 − σ(x)) = out·(1 − out)", _unary_cases(uniform),
-                    float_only=True)
+SIGMOID = define_op(
+    **notation("sigmoid"), engine="tensor", forward=_sigmoid_forward, grads=(_sigmoid_grad,),
+    cases=_unary_cases(uniform), elementwise=True, float_only=True)
+
+
 def _relu_grad(g, out):
     """g where out > 0, else 0 (exactly, even for an inf g); a NaN input passes g on,
     as in PyTorch, rather than hiding it: the mask is "not out ≤ 0", not "out > 0"."""
@@ -284,10 +279,10 @@ def _relu_grad(g, out):
     return masked(g, keep)
 
 
-RELU = _elementwise_op("relu", "ReLU", lambda x: ((out := np.maximum(x, 0)), (out,)),
-                 (_relu_grad,),
-                 "∂/∂x = 1 if x > 0 else 0 (a NaN passes the gradient on)",
-                 _unary_cases(away_from_zero))
+RELU = define_op(
+    **notation("relu"), engine="tensor",
+    forward=lambda x: ((out := np.maximum(x, 0)), (out,)), grads=(_relu_grad,),
+    cases=_unary_cases(away_from_zero), elementwise=True)
 
 
 def _leaky_forward(x, negative_slope=0.01):
@@ -303,16 +298,15 @@ def _leaky_forward(x, negative_slope=0.01):
     return x * slope, (slope,)
 
 
-LEAKY_RELU = _elementwise_op(
-    "leaky_relu", "LeakyReLU", _leaky_forward,
+LEAKY_RELU = define_op(
+    name="leaky_relu", engine="tensor", symbol="LeakyReLU", forward=_leaky_forward,
     # (a plain product: PyTorch's rule is g·negative_slope too, so with slope 0 an inf g
     # gives NaN there, unlike relu's)
-    (lambda g, slope, **_: nd(g * slope),),
-    "∂/∂x = 1 if x > 0 else negative_slope",
-    _unary_cases(away_from_zero, negative_slope=0.1),
+    grads=(lambda g, slope, **_: nd(g * slope),),
+    formulas=("∂/∂x = 1 if x > 0 else negative_slope",),
+    cases=_unary_cases(away_from_zero, negative_slope=0.1),
     label=lambda attrs: f"LeakyReLU({attrs.get('negative_slope', 0.01)})",
-    float_only=True,
-)
+    elementwise=True, float_only=True)
 
 _erf_scalar = np.frompyfunc(math.erf, 1, 1)
 
@@ -341,9 +335,9 @@ def _gelu_grad(g, x, c, approximate="none", **_):
     return nd(g * (c + x * pdf))
 
 
-GELU = _elementwise_op(
-    "gelu", "GELU", _gelu_forward, (_gelu_grad,),
-    "∂/∂x = Φ(x) + x·φ(x)  (Φ, φ: standard normal cdf and pdf)",
-    lambda rng: _unary_cases(uniform)(rng) + [((uniform(rng, (3, 4)),), {"approximate": "tanh"})],
+GELU = define_op(
+    **notation("gelu"), engine="tensor", forward=_gelu_forward, grads=(_gelu_grad,),
+    cases=lambda rng: (_unary_cases(uniform)(rng)
+                       + [((uniform(rng, (3, 4)),), {"approximate": "tanh"})]),
     label=lambda attrs: "GELU(tanh)" if attrs.get("approximate") == "tanh" else "GELU",
-    float_only=True)
+    elementwise=True, float_only=True)

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._base import tensor_op, uniform
+from ..autograd.registry import define_op
+from ._base import uniform
 
 
 def is_advanced(index) -> bool:
@@ -70,8 +71,8 @@ def _getitem_cases(rng):
     ]
 
 
-GETITEM = tensor_op(
-    "getitem", "[]", lambda x, index=(): (x[index], (x.shape,)), (_getitem_grad,),
-    "∂/∂x = the gradient scattered (added) back at the picked positions",
-    _getitem_cases, label=lambda a: format_index(a.get("index", ())),
-)
+GETITEM = define_op(
+    name="getitem", engine="tensor", symbol="[]",
+    forward=lambda x, index=(): (x[index], (x.shape,)), grads=(_getitem_grad,),
+    formulas=("∂/∂x = the gradient scattered (added) back at the picked positions",),
+    cases=_getitem_cases, label=lambda a: format_index(a.get("index", ())))

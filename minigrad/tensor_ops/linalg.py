@@ -1,8 +1,8 @@
 """Matrix multiplication, ``a @ b``, with numpy's rules for 1-D and batched operands.
 
-For 2-D operands, out = a·b and with upstream gradient G:
+For 2-D operands, out = a·b and with upstream gradient g:
 
-    ∂L/∂a = G·bᵀ        ∂L/∂b = aᵀ·G
+    ∂L/∂a = g·bᵀ        ∂L/∂b = aᵀ·g
 
 A 1-D ``a`` acts as a row vector (its axis is dropped from the result), a
 1-D ``b`` as a column vector; leading (batch) axes broadcast, and the engine's
@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._base import nd, tensor_op, uniform
+from ..autograd.registry import define_op
+from ._base import nd, uniform
 
 
 def _matmul_forward(a, b):
@@ -51,8 +52,8 @@ def _matmul_cases(rng):
     return [((uniform(rng, sa), uniform(rng, sb)), {}) for sa, sb in pairs]
 
 
-MATMUL = tensor_op(
-    "matmul", "@", _matmul_forward, (_grad_a, _grad_b),
-    "∂L/∂a = G·bᵀ,  ∂L/∂b = aᵀ·G", _matmul_cases, promote=True,
-    doc="Matrix product with numpy's matmul rules (1-D operands, broadcast batch axes).",
-)
+MATMUL = define_op(
+    name="matmul", engine="tensor", symbol="@", infix=True, forward=_matmul_forward,
+    grads=(_grad_a, _grad_b), formulas=("∂/∂a = g·bᵀ", "∂/∂b = aᵀ·g"),
+    cases=_matmul_cases, promote=True,
+    doc="Matrix product with numpy's matmul rules (1-D operands, broadcast batch axes).")

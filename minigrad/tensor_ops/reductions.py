@@ -12,7 +12,8 @@ import math
 
 import numpy as np
 
-from ._base import distinct, fmt_axis, masked, nd, tensor_op, uniform
+from ..autograd.registry import define_op
+from ._base import distinct, fmt_axis, masked, nd, uniform
 
 
 def norm_axes(axis, ndim):
@@ -73,12 +74,13 @@ def _sum_grad(g, shape, axis=None, keepdims=False):
     return np.broadcast_to(keep(g, shape, axis, keepdims), shape)
 
 
-SUM = tensor_op(
-    "sum", "Σ",
-    lambda x, axis=None, keepdims=False: (nd(x.sum(axis, keepdims=keepdims)), (x.shape,)),
-    (_sum_grad,), "∂/∂xᵢ = 1 (each summed element gets the upstream gradient)",
-    _reduction_cases(uniform), label=lambda a: "Σ" + fmt_axis(a),
-)
+SUM = define_op(
+    name="sum", engine="tensor", symbol="Σ",
+    forward=lambda x, axis=None, keepdims=False: (nd(x.sum(axis, keepdims=keepdims)),
+                                                  (x.shape,)),
+    grads=(_sum_grad,),
+    formulas=("∂/∂xᵢ = 1 (each summed element gets the upstream gradient)",),
+    cases=_reduction_cases(uniform), label=lambda a: "Σ" + fmt_axis(a))
 
 
 def _mean_forward(x, axis=None, keepdims=False):
@@ -89,10 +91,10 @@ def _mean_grad(g, shape, axis=None, keepdims=False):
     return np.broadcast_to(keep(g, shape, axis, keepdims) / _count(shape, axis), shape)
 
 
-MEAN = tensor_op(
-    "mean", "mean", _mean_forward, (_mean_grad,), "∂/∂xᵢ = 1/n  (n = number of elements averaged)",
-    _reduction_cases(uniform), label=lambda a: "mean" + fmt_axis(a), float_only=True,
-)
+MEAN = define_op(
+    name="mean", engine="tensor", symbol="mean", forward=_mean_forward, grads=(_mean_grad,),
+    formulas=("∂/∂xᵢ = 1/n  (n = number of elements averaged)",),
+    cases=_reduction_cases(uniform), label=lambda a: "mean" + fmt_axis(a), float_only=True)
 
 
 def _extreme_forward(reduce):
@@ -116,16 +118,16 @@ def _extreme_grad(g, share, axis=None, keepdims=False):
     return masked(keep(g, share.shape, axis, keepdims), share)
 
 
-MAX = tensor_op(
-    "max", "max", _extreme_forward(np.max), (_extreme_grad,),
-    "∂/∂xᵢ = 1 where xᵢ is the maximum (1/k each for a k-way tie), else 0",
-    _reduction_cases(distinct), label=lambda a: "max" + fmt_axis(a),
-)
-MIN = tensor_op(
-    "min", "min", _extreme_forward(np.min), (_extreme_grad,),
-    "∂/∂xᵢ = 1 where xᵢ is the minimum (1/k each for a k-way tie), else 0",
-    _reduction_cases(distinct), label=lambda a: "min" + fmt_axis(a),
-)
+MAX = define_op(
+    name="max", engine="tensor", symbol="max", forward=_extreme_forward(np.max),
+    grads=(_extreme_grad,),
+    formulas=("∂/∂xᵢ = 1 where xᵢ is the maximum (1/k each for a k-way tie), else 0",),
+    cases=_reduction_cases(distinct), label=lambda a: "max" + fmt_axis(a))
+MIN = define_op(
+    name="min", engine="tensor", symbol="min", forward=_extreme_forward(np.min),
+    grads=(_extreme_grad,),
+    formulas=("∂/∂xᵢ = 1 where xᵢ is the minimum (1/k each for a k-way tie), else 0",),
+    cases=_reduction_cases(distinct), label=lambda a: "min" + fmt_axis(a))
 
 
 def _var_forward(x, axis=None, keepdims=False, ddof=0):
@@ -147,11 +149,10 @@ def _var_cases(rng):
     return cases + [((uniform(rng, (3, 4)),), {"axis": 1, "ddof": 1})]
 
 
-VAR = tensor_op(
-    "var", "var", _var_forward, (_var_grad,),
-    "∂/∂xᵢ = 2·(xᵢ − mean)/(n − ddof)", _var_cases,
-    label=lambda a: "var" + fmt_axis(a), float_only=True,
-)
+VAR = define_op(
+    name="var", engine="tensor", symbol="var", forward=_var_forward, grads=(_var_grad,),
+    formulas=("∂/∂xᵢ = 2·(xᵢ − mean)/(n − ddof)",), cases=_var_cases,
+    label=lambda a: "var" + fmt_axis(a), float_only=True)
 
 
 def _logsumexp_forward(x, axis=None, keepdims=False):
@@ -173,12 +174,11 @@ def _logsumexp_forward(x, axis=None, keepdims=False):
     return nd(out), (p,)
 
 
-LOGSUMEXP = tensor_op(
-    "logsumexp", "logΣexp", _logsumexp_forward,
-    (lambda g, p, axis=None, keepdims=False: nd(keep(g, p.shape, axis, keepdims) * p),),
-    "∂/∂xᵢ = softmax(x)ᵢ = e^xᵢ / Σⱼ e^xⱼ", _reduction_cases(uniform),
-    label=lambda a: "logsumexp" + fmt_axis(a), float_only=True,
-)
+LOGSUMEXP = define_op(
+    name="logsumexp", engine="tensor", symbol="logΣexp", forward=_logsumexp_forward,
+    grads=(lambda g, p, axis=None, keepdims=False: nd(keep(g, p.shape, axis, keepdims) * p),),
+    formulas=("∂/∂xᵢ = softmax(x)ᵢ = e^xᵢ / Σⱼ e^xⱼ",), cases=_reduction_cases(uniform),
+    label=lambda a: "logsumexp" + fmt_axis(a), float_only=True)
 
 
 def _softmax_forward(x, axis=-1):
@@ -213,13 +213,11 @@ def _softmax_cases(rng):
             for s, a in (((5,), -1), ((3, 4), -1), ((3, 4), 0), ((2, 3, 4), 1))]
 
 
-SOFTMAX = tensor_op(
-    "softmax", "softmax", _softmax_forward, (_softmax_grad,),
-    "∂yᵢ/∂xⱼ = yᵢ·(δᵢⱼ − yⱼ)", _softmax_cases,
-    label=lambda a: f"softmax(axis={a.get('axis', -1)})", float_only=True,
-)
-LOG_SOFTMAX = tensor_op(
-    "log_softmax", "log_softmax", _log_softmax_forward, (_log_softmax_grad,),
-    "∂yᵢ/∂xⱼ = δᵢⱼ − softmax(x)ⱼ", _softmax_cases,
-    label=lambda a: f"log_softmax(axis={a.get('axis', -1)})", float_only=True,
-)
+SOFTMAX = define_op(
+    name="softmax", engine="tensor", symbol="softmax", forward=_softmax_forward,
+    grads=(_softmax_grad,), formulas=("∂yᵢ/∂xⱼ = yᵢ·(δᵢⱼ − yⱼ)",), cases=_softmax_cases,
+    label=lambda a: f"softmax(axis={a.get('axis', -1)})", float_only=True)
+LOG_SOFTMAX = define_op(
+    name="log_softmax", engine="tensor", symbol="log_softmax", forward=_log_softmax_forward,
+    grads=(_log_softmax_grad,), formulas=("∂yᵢ/∂xⱼ = δᵢⱼ − softmax(x)ⱼ",), cases=_softmax_cases,
+    label=lambda a: f"log_softmax(axis={a.get('axis', -1)})", float_only=True)

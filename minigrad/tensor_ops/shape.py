@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._base import nd, tensor_op, uniform
+from ..autograd.registry import define_op
+from ._base import nd, uniform
 
 
 # Ops that only rearrange numbers save x's shape, never x itself.
@@ -17,15 +18,15 @@ def _shape_of(g, in_shape, **_):
     return g.reshape(in_shape)
 
 
-RESHAPE = tensor_op(
-    "reshape", "reshape", lambda x, shape: (x.reshape(shape), (x.shape,)), (_shape_of,),
-    "∂/∂x: reshape the gradient back to x's shape",
-    lambda rng: [((uniform(rng, (2, 6)),), {"shape": (3, 4)}),
-                 ((uniform(rng, (2, 3, 4)),), {"shape": (4, -1)}),
-                 ((uniform(rng, ()),), {"shape": (1, 1)}),
-                 ((uniform(rng, (1,)),), {"shape": ()})],
-    label=lambda a: f"reshape{tuple(a['shape'])}",
-)
+RESHAPE = define_op(
+    name="reshape", engine="tensor", symbol="reshape",
+    forward=lambda x, shape: (x.reshape(shape), (x.shape,)), grads=(_shape_of,),
+    formulas=("∂/∂x = the gradient reshaped back to x's shape",),
+    cases=lambda rng: [((uniform(rng, (2, 6)),), {"shape": (3, 4)}),
+                       ((uniform(rng, (2, 3, 4)),), {"shape": (4, -1)}),
+                       ((uniform(rng, ()),), {"shape": (1, 1)}),
+                       ((uniform(rng, (1,)),), {"shape": ()})],
+    label=lambda a: f"reshape{tuple(a['shape'])}")
 
 
 def _permutation(axes, shape) -> tuple:
@@ -69,51 +70,50 @@ def _transpose_grad(g, axes=None, **_):
     return g.transpose(np.argsort([a % g.ndim for a in axes]))
 
 
-TRANSPOSE = tensor_op(
-    "transpose", "ᵀ", _transpose_forward, (_transpose_grad,),
-    "∂/∂x: apply the inverse permutation to the gradient",
-    lambda rng: [((uniform(rng, (3, 4)),), {"axes": None}),
-                 ((uniform(rng, (2, 3, 4)),), {"axes": (1, 2, 0)}),
-                 ((uniform(rng, (2, 3, 4)),), {"axes": None}),
-                 ((uniform(rng, (3, 4)),), {"axes": (-1, 0)}),
-                 ((uniform(rng, (3, 3)),), {"axes": (-1, -2)}),
-                 ((uniform(rng, (2, 3, 4)),), {"axes": (-1, 0, 1)}),
-                 ((uniform(rng, (2, 3, 4, 5)),), {"axes": (2, -1, -4, 1)})],
-    label=lambda a: "ᵀ" if a.get("axes") is None else f"permute{tuple(a['axes'])}",
-)
+TRANSPOSE = define_op(
+    name="transpose", engine="tensor", symbol="ᵀ", forward=_transpose_forward,
+    grads=(_transpose_grad,),
+    formulas=("∂/∂x = the gradient with the inverse permutation applied",),
+    cases=lambda rng: [((uniform(rng, (3, 4)),), {"axes": None}),
+                       ((uniform(rng, (2, 3, 4)),), {"axes": (1, 2, 0)}),
+                       ((uniform(rng, (2, 3, 4)),), {"axes": None}),
+                       ((uniform(rng, (3, 4)),), {"axes": (-1, 0)}),
+                       ((uniform(rng, (3, 3)),), {"axes": (-1, -2)}),
+                       ((uniform(rng, (2, 3, 4)),), {"axes": (-1, 0, 1)}),
+                       ((uniform(rng, (2, 3, 4, 5)),), {"axes": (2, -1, -4, 1)})],
+    label=lambda a: "ᵀ" if a.get("axes") is None else f"permute{tuple(a['axes'])}")
 
 
-SQUEEZE = tensor_op(
-    "squeeze", "squeeze", lambda x, axis=None: (np.squeeze(x, axis), (x.shape,)), (_shape_of,),
-    "∂/∂x: reshape the gradient back (size-1 axes return)",
-    lambda rng: [((uniform(rng, (3, 1, 4)),), {"axis": 1}),
-                 ((uniform(rng, (1, 3, 1)),), {"axis": None}),
-                 ((uniform(rng, (1, 3, 1)),), {"axis": (0, -1)})],
-    label=lambda a: "squeeze" if a.get("axis") is None else f"squeeze({a['axis']})",
-)
-UNSQUEEZE = tensor_op(
-    "unsqueeze", "unsqueeze", lambda x, axis: (np.expand_dims(x, axis), (x.shape,)), (_shape_of,),
-    "∂/∂x: reshape the gradient back (drop the new axis)",
-    lambda rng: [((uniform(rng, (3, 4)),), {"axis": 0}),
-                 ((uniform(rng, (3, 4)),), {"axis": -1}),
-                 ((uniform(rng, ()),), {"axis": 0})],
-    label=lambda a: f"unsqueeze({a['axis']})",
-)
-EXPAND = tensor_op(
-    "expand", "expand", lambda x, shape: (np.broadcast_to(x, shape), ()),
-    (lambda g, **_: g,),
-    "∂/∂x = Σ of the gradient over the copies (the engine's unbroadcast)",
-    lambda rng: [((uniform(rng, (3, 1)),), {"shape": (3, 4)}),
-                 ((uniform(rng, (4,)),), {"shape": (2, 3, 4)}),
-                 ((uniform(rng, ()),), {"shape": (2, 2)})],
-    label=lambda a: f"expand{tuple(a['shape'])}",
-)
-FLATTEN = tensor_op(
-    "flatten", "flatten", lambda x, shape: (x.reshape(shape), (x.shape,)), (_shape_of,),
-    "∂/∂x: reshape the gradient back to x's shape",
-    lambda rng: [((uniform(rng, (2, 3, 4)),), {"shape": (2, 12)}),
-                 ((uniform(rng, (2, 3)),), {"shape": (6,)})],
-)
+SQUEEZE = define_op(
+    name="squeeze", engine="tensor", symbol="squeeze",
+    forward=lambda x, axis=None: (np.squeeze(x, axis), (x.shape,)), grads=(_shape_of,),
+    formulas=("∂/∂x = the gradient reshaped back (size-1 axes return)",),
+    cases=lambda rng: [((uniform(rng, (3, 1, 4)),), {"axis": 1}),
+                       ((uniform(rng, (1, 3, 1)),), {"axis": None}),
+                       ((uniform(rng, (1, 3, 1)),), {"axis": (0, -1)})],
+    label=lambda a: "squeeze" if a.get("axis") is None else f"squeeze({a['axis']})")
+UNSQUEEZE = define_op(
+    name="unsqueeze", engine="tensor", symbol="unsqueeze",
+    forward=lambda x, axis: (np.expand_dims(x, axis), (x.shape,)), grads=(_shape_of,),
+    formulas=("∂/∂x = the gradient reshaped back (the new axis dropped)",),
+    cases=lambda rng: [((uniform(rng, (3, 4)),), {"axis": 0}),
+                       ((uniform(rng, (3, 4)),), {"axis": -1}),
+                       ((uniform(rng, ()),), {"axis": 0})],
+    label=lambda a: f"unsqueeze({a['axis']})")
+EXPAND = define_op(
+    name="expand", engine="tensor", symbol="expand",
+    forward=lambda x, shape: (np.broadcast_to(x, shape), ()), grads=(lambda g, **_: g,),
+    formulas=("∂/∂x = Σ of the gradient over the copies (the engine's unbroadcast)",),
+    cases=lambda rng: [((uniform(rng, (3, 1)),), {"shape": (3, 4)}),
+                       ((uniform(rng, (4,)),), {"shape": (2, 3, 4)}),
+                       ((uniform(rng, ()),), {"shape": (2, 2)})],
+    label=lambda a: f"expand{tuple(a['shape'])}")
+FLATTEN = define_op(
+    name="flatten", engine="tensor", symbol="flatten",
+    forward=lambda x, shape: (x.reshape(shape), (x.shape,)), grads=(_shape_of,),
+    formulas=("∂/∂x = the gradient reshaped back to x's shape",),
+    cases=lambda rng: [((uniform(rng, (2, 3, 4)),), {"shape": (2, 12)}),
+                       ((uniform(rng, (2, 3)),), {"shape": (6,)})])
 
 
 def _cat_forward(*xs, axis=0):
@@ -133,16 +133,14 @@ def _cat_vjp(g, *lengths, axis=0):
     return tuple(grads)
 
 
-CAT = tensor_op(
-    "cat", "cat", _cat_forward, (),
-    "∂/∂xₖ = the gradient's slice where xₖ was placed",
-    lambda rng: [((uniform(rng, (2, 3)), uniform(rng, (4, 3))), {"axis": 0}),
-                 ((uniform(rng, (2, 3)), uniform(rng, (2, 1)), uniform(rng, (2, 2))),
-                  {"axis": -1}),
-                 ((uniform(rng, (3,)),), {"axis": 0})],
-    label=lambda a: f"cat(axis={a.get('axis', 0)})", promote=True, variadic=True,
-    vjp=_cat_vjp,
-)
+CAT = define_op(
+    name="cat", engine="tensor", symbol="cat", forward=_cat_forward, vjp=_cat_vjp,
+    variadic=True, formulas=("∂/∂xₖ = the gradient's slice where xₖ was placed",),
+    cases=lambda rng: [((uniform(rng, (2, 3)), uniform(rng, (4, 3))), {"axis": 0}),
+                       ((uniform(rng, (2, 3)), uniform(rng, (2, 1)), uniform(rng, (2, 2))),
+                        {"axis": -1}),
+                       ((uniform(rng, (3,)),), {"axis": 0})],
+    label=lambda a: f"cat(axis={a.get('axis', 0)})", promote=True)
 
 
 def _stack_forward(*xs, axis=0):
@@ -154,15 +152,14 @@ def _stack_vjp(g, axis=0, **_):
     return tuple(nd(np.take(g, k, axis=axis)) for k in range(g.shape[axis]))
 
 
-STACK = tensor_op(
-    "stack", "stack", _stack_forward, (),
-    "∂/∂xₖ = the gradient's k-th slice along the new axis",
-    lambda rng: [((uniform(rng, (2, 3)), uniform(rng, (2, 3))), {"axis": 0}),
-                 ((uniform(rng, (3,)), uniform(rng, (3,)), uniform(rng, (3,))), {"axis": -1}),
-                 ((uniform(rng, ()), uniform(rng, ())), {"axis": 0})],
-    label=lambda a: f"stack(axis={a.get('axis', 0)})", promote=True, variadic=True,
-    vjp=_stack_vjp,
-)
+STACK = define_op(
+    name="stack", engine="tensor", symbol="stack", forward=_stack_forward, vjp=_stack_vjp,
+    variadic=True, formulas=("∂/∂xₖ = the gradient's k-th slice along the new axis",),
+    cases=lambda rng: [((uniform(rng, (2, 3)), uniform(rng, (2, 3))), {"axis": 0}),
+                       ((uniform(rng, (3,)), uniform(rng, (3,)), uniform(rng, (3,))),
+                        {"axis": -1}),
+                       ((uniform(rng, ()), uniform(rng, ())), {"axis": 0})],
+    label=lambda a: f"stack(axis={a.get('axis', 0)})", promote=True)
 
 
 def _pad_forward(x, pad_width, value=0.0):
@@ -174,20 +171,19 @@ def _pad_grad(g, in_shape, pad_width, value=0.0):
     return g[index]
 
 
-PAD = tensor_op(
-    "pad", "pad", _pad_forward, (_pad_grad,),
-    "∂/∂x = the gradient with the padding cropped off",
-    lambda rng: [((uniform(rng, (2, 3)),), {"pad_width": ((1, 0), (2, 1))}),
-                 ((uniform(rng, (1, 2, 3, 3)),), {"pad_width": ((0, 0), (0, 0), (1, 1), (1, 1)),
-                                                  "value": 0.5})],
-    label=lambda a: "pad",
-)
+PAD = define_op(
+    name="pad", engine="tensor", symbol="pad", forward=_pad_forward, grads=(_pad_grad,),
+    formulas=("∂/∂x = the gradient with the padding cropped off",),
+    cases=lambda rng: [((uniform(rng, (2, 3)),), {"pad_width": ((1, 0), (2, 1))}),
+                       ((uniform(rng, (1, 2, 3, 3)),),
+                        {"pad_width": ((0, 0), (0, 0), (1, 1), (1, 1)), "value": 0.5})],
+    label=lambda a: "pad")
 
 
-CAST = tensor_op(
-    "cast", "cast", lambda x, dtype: (x.astype(dtype), (x.dtype,)),
-    (lambda g, in_dtype, dtype: g.astype(in_dtype, copy=False),),
-    "∂/∂x = 1 (the gradient is cast back to x's dtype)",
-    lambda rng: [((uniform(rng, (2, 3)),), {"dtype": np.dtype(np.float64)})],
-    label=lambda a: f"→{a['dtype']}",
-)
+CAST = define_op(
+    name="cast", engine="tensor", symbol="cast",
+    forward=lambda x, dtype: (x.astype(dtype), (x.dtype,)),
+    grads=(lambda g, in_dtype, dtype: g.astype(in_dtype, copy=False),),
+    formulas=("∂/∂x = 1 (the gradient is cast back to x's dtype)",),
+    cases=lambda rng: [((uniform(rng, (2, 3)),), {"dtype": np.dtype(np.float64)})],
+    label=lambda a: f"→{a['dtype']}")

@@ -1,6 +1,6 @@
 """Two shortcuts of the tensor engine, checked against the general paths they skip.
 
-* An op that is one numpy ufunc (``_ufunc_op``: ``add``, ``mul``, ``tanh`` ...)
+* An op that is one numpy ufunc (``ufunc=``: ``add``, ``mul``, ``tanh`` ...)
   is run by ``Tensor``'s operators as that ufunc, not through the op's forward;
   both must give the same output and save the same arrays.
 * A ``passthrough`` rule (``∂out/∂input = 1``) is not called by the tensor
@@ -18,7 +18,6 @@ from minigrad.autograd import fast as fast_engine
 from minigrad.autograd import trace
 from minigrad.autograd.registry import Op, passthrough, registered_ops
 from minigrad.tensor import apply_op
-from minigrad.tensor_ops import elementwise
 
 UFUNC_OPS = [op for op in registered_ops("tensor") if op.ufunc is not None]
 
@@ -109,8 +108,8 @@ def test_no_grad_result_is_a_constant_leaf():
 
 def test_an_unknown_saves_is_a_clear_error():
     with pytest.raises(ValueError, match="saves must be one of"):
-        elementwise._ufunc_op("twice", "2×", np.add, "everything", (passthrough,) * 2,
-                              "", lambda rng: [])
+        Op(name="twice", engine="tensor", symbol="2×", ufunc=np.add, saves="everything",
+           grads=(passthrough,) * 2, formulas=("∂/∂a = 1", "∂/∂b = 1"), elementwise=True)
 
 
 # --- passthrough -------------------------------------------------------------------
