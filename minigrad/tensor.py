@@ -27,6 +27,7 @@ from .autograd.inplace import mark_modified
 from .autograd.node import Node, announce, init_node, op_node
 from .autograd.registry import SAVES, Op, get_op
 from .autograd.state import GRAD_OFF, HOOKS, STATE
+from .formatting import array_to_string
 from .tensor_args import (
     NUMBERS,
     as_int,
@@ -310,9 +311,9 @@ class Tensor(Node):
 
     def __repr__(self) -> str:
         data = self.data
-        body = np.array2string(
-            data, precision=4, separator=", ", prefix="tensor(", threshold=64, edgeitems=3,
-            max_line_width=88, floatmode="maxprec", suppress_small=True)
+        body = array_to_string(
+            data, separator=", ", prefix="tensor(", threshold=64, edgeitems=3,
+            max_line_width=88)
         extra = ""
         if data.dtype not in (float32, np.dtype(np.int64)):
             extra += f", dtype={data.dtype}"

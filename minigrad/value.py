@@ -9,11 +9,11 @@ edge, and Python's garbage collector has no reference cycles to chase.
 
 from __future__ import annotations
 
-import math
 import numbers
 
 from . import scalar_ops as ops
 from .autograd.node import Node, init_node, op_node
+from .formatting import format_number
 
 __all__ = ["Value"]
 
@@ -199,11 +199,8 @@ class Value(Node):
 
 
 def _fmt(x: float) -> str:
-    """Four decimals, or four significant digits where decimals would hide the number
-    (a gradient of 3e-6 is not 0.0000)."""
-    if x == 0 or not math.isfinite(x) or 1e-3 <= abs(x) < 1e6:
-        return f"{x:.4f}"
-    return f"{x:.4e}"
+    """The number as every renderer writes it (``minigrad.formatting``): ``3.0000e-06``."""
+    return format_number(x)
 
 
 def _rebuild(data, label, requires_grad, grad) -> Value:

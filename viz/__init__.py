@@ -7,7 +7,9 @@
 
 Every renderer reads one ``GraphView`` (``viz.build_view``): nodes with a role
 (param, input, intermediate, output, saved), edges (child, parent, slot) and
-module clusters.  SVG element ids and classes are listed in ``viz.dot``.
+module clusters.  SVG element ids and classes are listed in ``viz.dot``.  One
+``viz.DisplayOptions`` (digits, show_saved, rankdir, params, ...) styles them
+all, and every number is written by ``minigrad.formatting.format_number``.
 
 Importing ``viz`` is cheap: each name below loads its module on first use,
 and graphviz, matplotlib and ipywidgets are imported only when needed.
@@ -32,6 +34,8 @@ _LAZY = {
     "saved_key": "view",
     "cluster_key": "view",
     "grad_label": "view",
+    # how every renderer shows a graph
+    "DisplayOptions": "options",
     # graphviz
     "draw": "graph",
     "Graph": "graph",

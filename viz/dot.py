@@ -41,12 +41,11 @@ from html import escape as _html_escape
 from typing import NamedTuple
 
 from .formatting import visible
-from .view import GraphView
+from .options import MODULES, RANKDIRS
+from .view import GraphView, cluster_key
 
 __all__ = ["to_dot", "render_dot", "Dot", "COLORS", "RANKDIRS", "MODULES"]
 
-RANKDIRS = ("LR", "TB", "RL", "BT")
-MODULES = ("cluster", "box", None)
 
 #: (fill, border) per role; "highlight" is the border of highlighted nodes.
 COLORS = {
@@ -315,8 +314,6 @@ def box_depth(view) -> int:
 
 def _boxes(view, depth: int | None) -> dict[int, str]:
     """``{node id: box key}`` for nodes inside a scope collapsed at ``depth``."""
-    from .view import cluster_key
-
     if depth is None:
         depth = box_depth(view)
     return {n.id: cluster_key(n.scope[:depth]) for n in view.nodes if len(n.scope) >= depth}

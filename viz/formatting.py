@@ -1,24 +1,28 @@
-"""Number and array formatting shared by every renderer.
+"""Value and array formatting shared by every renderer.
 
-One place decides how a number looks, so the graph, the text tree, the
-stepper's panel and an exercise's expected output always agree:
+A single number is written by ``minigrad.formatting.format_number`` (the rule
+``repr(Value)`` and ``repr(Tensor)`` follow too), so the graph, the text tree,
+the stepper's panel and an exercise's expected output always agree:
 
 * fixed point with ``digits`` decimals (default 4) when ``1e-3 <= |x| < 1e5``,
   scientific notation otherwise: ``2.0000``, ``-0.0312``, ``1.2346e+05``;
 * ``0.0000`` for zero (a negative zero is printed without its sign),
   ``nan``, ``inf`` and ``-inf`` as such;
-* arrays on one line, numpy style, summarised with ``...`` past a few
-  elements and cut to a width with ``…``.
+
+and this module adds what the renderers need around it: arrays on one line,
+numpy style, each element written by that rule, summarised with ``...`` past
+a few elements and cut to a width with ``…``.
 
 The output never depends on numpy's global print options.
 """
 
 from __future__ import annotations
 
-import math
 import re
 
 import numpy as np
+
+from minigrad.formatting import format_number
 
 __all__ = ["NO_GRAD", "format_number", "format_array", "format_value", "format_shape", "clip",
            "visible", "check_options"]
@@ -64,28 +68,6 @@ def check_options(where: str, **options) -> None:
             raise TypeError(f"{where}: {name} must be {what}, got {value!r}")
         if value < low:
             raise ValueError(f"{where}: {name} must be {what}, got {value!r}")
-
-
-def format_number(x, digits: int = 4) -> str:
-    """One number, fixed point for ordinary magnitudes, scientific outside them."""
-    if type(x) is not float:
-        if isinstance(x, (bool, np.bool_)):
-            return str(bool(x))
-        if isinstance(x, (int, np.integer)):
-            return str(int(x))
-        x = float(x)
-    a = abs(x)
-    if 1e-3 <= a < 1e5:
-        text = f"{x:.{digits}f}"
-        # With digits < 3, 0.004 would print as "0.00": hide nothing, go scientific.
-        return text if digits >= 3 or text.strip("-0.") else f"{x:.{digits}e}"
-    if x == 0:
-        return f"{0.0:.{digits}f}"  # also drops the sign of -0.0
-    if math.isnan(x):
-        return "nan"
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    return f"{x:.{digits}e}"
 
 
 def clip(text: str, width: int | None) -> str:

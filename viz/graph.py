@@ -17,8 +17,8 @@ import shutil
 from html import escape
 from pathlib import Path
 
-from .dot import MODULES, RANKDIRS, render_dot
-from .formatting import check_options
+from .dot import render_dot
+from .options import UNSET, DisplayOptions, resolve
 from .view import DRAW_WIDTH, GraphView, build_view, is_node
 
 __all__ = ["draw", "Graph", "DotNotFoundError", "GraphTooLargeError", "dot_available",
@@ -54,10 +54,10 @@ class Graph:
     ``view`` the ``GraphView`` it was drawn from; ``text()`` the text tree.
     """
 
-    def __init__(self, view: GraphView, source: str, text_options: dict, counts: tuple):
+    def __init__(self, view: GraphView, source: str, options: DisplayOptions, counts: tuple):
         self.view = view
         self.source = source
-        self._text_options = text_options
+        self.options = options
         self._counts = counts
         self._svg: str | None = None
 
@@ -112,7 +112,7 @@ class Graph:
         """The same graph as ``viz.text`` prints it."""
         from .printer import render_text
 
-        return render_text(self.view, **self._text_options)
+        return render_text(self.view, options=self.options)
 
     # --- display -------------------------------------------------------------------
     def _repr_html_(self) -> str:
@@ -146,47 +146,49 @@ def strip_prolog(svg: str) -> str:
 def draw(
     root,
     *,
-    params=None,
-    scopes=None,
-    rankdir: str = "LR",
-    show_grad: bool = True,
-    show_saved: bool | None = None,
-    show_attrs: bool = False,
-    modules: str | None = "cluster",
-    depth: int | None = None,
-    highlight=(),
-    max_nodes: int | None = 1000,
-    digits: int = 4,
-    preview: int = 6,
-    legend: bool = False,
-    edge_labels: bool = False,
-    title: str | None = None,
-    saved_values: dict | None = None,
+    options: DisplayOptions | None = None,
+    params=UNSET,
+    scopes=UNSET,
+    rankdir: str = UNSET,
+    show_grad: bool = UNSET,
+    show_saved: bool | None = UNSET,
+    show_attrs: bool = UNSET,
+    modules: str | None = UNSET,
+    depth: int | None = UNSET,
+    highlight=UNSET,
+    max_nodes: int | None = UNSET,
+    digits: int = UNSET,
+    preview: int = UNSET,
+    legend: bool = UNSET,
+    edge_labels: bool = UNSET,
+    title: str | None = UNSET,
+    saved_values: dict | None = UNSET,
 ) -> Graph:
     """Draw the graph behind ``root`` (a Value/Tensor, a list of them, or a Tape).
 
-    Options:
+    ``options`` is a ``viz.DisplayOptions`` (its defaults are the ones below);
+    keywords given here override its fields:
 
     * ``params``: names for leaves, a Module (``named_parameters()``), a dict
       ``{name: parameter}`` or ``(name, parameter)`` pairs;
     * ``scopes``: which module made each node, a ``ScopeMap`` from
       ``minigrad.nn.record_scopes()`` (or ``{node id: "fc1"}``): gives the
       module clusters and names parameters ``fc1.weight``;
-    * ``rankdir``: ``"LR"`` (inputs left, output right) or ``"TB"`` (top-down);
+    * ``rankdir``: ``"LR"`` (inputs left, output right, the default) or ``"TB"`` (top-down);
     * ``show_grad=False``: the forward-only view, no grad fields;
     * ``show_saved``: draw what each op saved for backward (orange, dashed);
       ``None`` (default) does it for custom ``Function``s only;
     * ``show_attrs``: add op settings (axis, shapes, …) to op nodes;
-    * ``modules``: ``"cluster"`` frames the nodes each module created,
+    * ``modules``: ``"cluster"`` (default) frames the nodes each module created,
       ``"box"`` collapses each module into one box, ``None`` ignores modules;
     * ``depth``: which level of nested modules becomes boxes (1: top-level
       scopes); ``None`` picks the first level with more than one module;
     * ``highlight``: nodes (or their ids) to outline in red; an edge between
       two highlighted nodes is highlighted too;
-    * ``max_nodes``: refuse graphs with more nodes than this (``None``: no
+    * ``max_nodes``: refuse graphs with more nodes than this (1000; ``None``: no
       limit); dot takes long and the picture is unreadable past a few hundred;
-    * ``digits``: decimals shown; ``preview``: tensors with at most this many
-      elements show their values; ``legend``: add a colour legend;
+    * ``digits``: decimals shown (4); ``preview``: tensors with at most this many
+      elements (6) show their values; ``legend``: add a colour legend;
       ``edge_labels``: number each edge with its input slot (which input of
       ``a - b`` is ``a``?); ``title``: a caption;
     * ``saved_values``: ``{node id: saved tuple}`` to show for nodes whose
@@ -198,23 +200,22 @@ def draw(
     >>> draw(y)
     <Graph 2 nodes, 2 edges>
     """
-    if rankdir not in RANKDIRS:
-        raise ValueError(f"draw: rankdir must be one of {RANKDIRS}, got {rankdir!r}")
-    if modules not in MODULES:
-        raise ValueError(f"draw: modules must be 'cluster', 'box' or None, got {modules!r}")
-    check_options("draw", digits=digits, preview=preview, max_nodes=max_nodes, depth=depth)
-    view = build_view(root, params=params, scopes=scopes, show_grad=show_grad,
-                      show_saved=show_saved, digits=digits, width=DRAW_WIDTH,
-                      preview=preview, saved_values=saved_values)
-    if max_nodes is not None and modules != "box" and len(view.nodes) > max_nodes:
+    opts = resolve("draw", options, dict(
+        params=params, scopes=scopes, rankdir=rankdir, show_grad=show_grad,
+        show_saved=show_saved, show_attrs=show_attrs, modules=modules, depth=depth,
+        highlight=highlight, max_nodes=max_nodes, digits=digits, preview=preview,
+        legend=legend, edge_labels=edge_labels, title=title, saved_values=saved_values))
+    highlighted = _ids(opts.highlight)
+    view = build_view(root, options=opts, width=DRAW_WIDTH)
+    max_nodes = opts.max_nodes
+    if max_nodes is not None and opts.modules != "box" and len(view.nodes) > max_nodes:
         raise _too_large(len(view.nodes), max_nodes)
-    dot = render_dot(view, rankdir=rankdir, show_attrs=show_attrs, modules=modules,
-                     depth=depth, highlight=_ids(highlight), legend=legend,
-                     edge_labels=edge_labels, title=title)
+    dot = render_dot(view, rankdir=opts.rankdir, show_attrs=opts.show_attrs,
+                     modules=opts.modules, depth=opts.depth, highlight=highlighted,
+                     legend=opts.legend, edge_labels=opts.edge_labels, title=opts.title)
     if max_nodes is not None and dot.nodes > max_nodes:
         raise _too_large(dot.nodes, max_nodes)
-    text_options = {"digits": digits, "show_grad": show_grad}
-    return Graph(view, dot.source, text_options, (dot.nodes, dot.edges))
+    return Graph(view, dot.source, opts, (dot.nodes, dot.edges))
 
 
 def _too_large(count: int, max_nodes: int) -> GraphTooLargeError:

@@ -46,7 +46,7 @@ the changelog):
 
 from __future__ import annotations
 
-from .formatting import check_options
+from .options import UNSET, DisplayOptions, resolve
 from .view import GraphView, build_view
 
 __all__ = ["text", "print_graph", "render_text"]
@@ -55,32 +55,32 @@ __all__ = ["text", "print_graph", "render_text"]
 def text(
     root,
     *,
-    params=None,
-    scopes=None,
-    show_grad: bool = True,
-    show_saved: bool | None = None,
-    digits: int = 4,
-    width: int | None = 60,
-    preview: int = 6,
-    ids: bool = False,
-    max_indent: int = 40,
+    options: DisplayOptions | None = None,
+    params=UNSET,
+    scopes=UNSET,
+    show_grad: bool = UNSET,
+    show_saved: bool | None = UNSET,
+    digits: int = UNSET,
+    width: int | None = UNSET,
+    preview: int = UNSET,
+    ids: bool = UNSET,
+    max_indent: int = UNSET,
 ) -> str:
     """The graph behind ``root`` (a Value/Tensor, a list of them, or a Tape) as a tree.
 
-    Options: ``params`` names leaves (Module, dict or pairs); ``show_grad=False``
+    ``options`` is a ``viz.DisplayOptions``; keywords given here override its
+    fields.  ``params`` names leaves (Module, dict or pairs); ``show_grad=False``
     leaves grads out (forward view); ``show_saved`` adds what ops saved
     (``None``: for custom Functions only);
-    ``digits`` decimals; ``width`` characters per tensor preview; ``preview``
-    elements before numpy summarises with ``...``; ``ids`` prefixes each line
-    with the node's ``#id``; past ``max_indent`` levels lines stop indenting and
+    ``digits`` decimals (4); ``width`` characters per tensor preview (60); ``preview``
+    elements before numpy summarises with ``...`` (6); ``ids`` prefixes each line
+    with the node's ``#id``; past ``max_indent`` levels (40) lines stop indenting and
     say their depth instead.
     """
-    check_options("viz.text", digits=digits, width=width, preview=preview,
-                  max_indent=max_indent)
-    view = build_view(root, params=params, scopes=scopes, show_grad=show_grad,
-                      show_saved=show_saved, digits=digits, width=width,
-                      preview=preview)
-    return render_text(view, ids=ids, max_indent=max_indent)
+    opts = resolve("viz.text", options, dict(
+        params=params, scopes=scopes, show_grad=show_grad, show_saved=show_saved,
+        digits=digits, width=width, preview=preview, ids=ids, max_indent=max_indent))
+    return render_text(build_view(root, options=opts), options=opts)
 
 
 def print_graph(root, **options) -> None:
@@ -88,8 +88,12 @@ def print_graph(root, **options) -> None:
     print(text(root, **options))
 
 
-def render_text(view: GraphView, *, ids: bool = False, max_indent: int = 40, **_) -> str:
-    """The text tree of an already built view (what ``text`` and ``Graph.text`` use)."""
+def render_text(view: GraphView, *, options: DisplayOptions | None = None, ids: bool = UNSET,
+                max_indent: int = UNSET) -> str:
+    """The text tree of an already built view (what ``text`` and ``Graph.text`` use);
+    only ``ids`` and ``max_indent`` of the options matter here."""
+    opts = resolve("viz.text", options, dict(ids=ids, max_indent=max_indent))
+    ids, max_indent = opts.ids, opts.max_indent
     by_id = view.by_id
     seen: set[int] = set()
     lines: list[str] = []

@@ -22,28 +22,19 @@ import html
 import inspect
 import itertools
 import numbers
+import warnings
+from pathlib import Path
 
 import numpy as np
 
-from .formatting import NO_GRAD, format_array, format_number, format_value
-from .frames import Frames, StepperState
-from .player import (
-    SPEEDS,
-    SvgTemplate,
-    companion_strings,
-    player_fragment,
-    player_html,
-    state_css,
-    svg_template,
-)
-from .view import param_names
+from .frames import Frames
+from .options import DisplayOptions, resolve
+from .page import SPEEDS, player_fragment, player_html
+from .state import StepperState
+from .template import SvgTemplate, companion_strings, state_css, svg_template
+from .view import grad_label, node_key, param_names
 
-try:
-    from .view import grad_label as _grad_label
-except ImportError:  # pragma: no cover - a renderer without it
-    _grad_label = None
-
-__all__ = ["Stepper", "step_through", "GradText"]
+__all__ = ["Stepper", "step_through", "GradText", "save_page"]
 
 _WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 _SCOPES = itertools.count(1)
@@ -62,17 +53,7 @@ class GradText:
         self.digits, self.preview = digits, preview
 
     def __call__(self, node, g) -> str:
-        if _grad_label is not None:
-            return _grad_label(node.data, g, digits=self.digits, preview=self.preview)
-        data = node.data  # pragma: no cover - older renderer without grad_label
-        if g is None:
-            return f"grad {NO_GRAD}"
-        if isinstance(data, np.ndarray):
-            if data.size <= self.preview:
-                return "grad " + format_array(np.asarray(g), self.digits, 60, self.preview)
-            norm = float(np.sqrt(np.sum(np.square(np.asarray(g), dtype=float))))
-            return f"grad norm {format_number(norm, self.digits)}"
-        return "grad " + format_value(g, self.digits, 60, self.preview)
+        return grad_label(node.data, g, digits=self.digits, preview=self.preview)
 
 
 class Stepper:
@@ -91,9 +72,11 @@ class Stepper:
     such as GitHub's, show the graph at its first step.)  The widget needs a
     kernel, and a saved widget view hides any other output in nbconvert's
     export: hence one or the other.  ``show_ids`` writes ``#<id>`` in unnamed
-    nodes, the names the panel uses for them.  Remaining keyword arguments go to
-    ``viz.draw`` (``rankdir``, ``params``, ``digits``, ...) and are checked
-    here: an unknown or invalid one raises at once.  Only a missing or failing
+    nodes, the names the panel uses for them.  ``options`` (a
+    ``viz.DisplayOptions``) and the remaining keyword arguments (``viz.draw``'s:
+    ``rankdir``, ``params``, ``digits``, ...; they win over ``options``) style
+    both the drawing and the panel's numbers, and are checked here: an unknown
+    or invalid one raises at once.  Only a missing or failing
     graphviz (or a graph over ``max_nodes``) leaves the stepper without a
     picture, with ``note`` saying why; the steps and the panel still work.
     ``modules="box"`` is refused: it would hide the nodes the steps light up.
@@ -111,38 +94,42 @@ class Stepper:
 
     def __init__(self, tape, mode: str = "both", *, speed: str = "normal", static: bool = False,
                  title: str | None = None, show_ids: bool = True, svg: str | None = None,
-                 **draw_options):
+                 options: DisplayOptions | None = None, **draw_options):
         if speed not in dict(SPEEDS):
             raise ValueError(
                 f"Stepper: speed must be one of {', '.join(repr(s) for s, _ in SPEEDS)}, "
                 f"got {speed!r}"
             )
         _check_draw_options(draw_options)
-        self._user_params = draw_options.get("params")
+        opts = resolve("Stepper", options, draw_options)
+        if opts.modules == "box":
+            raise ValueError(_NO_BOXES)
+        self._user_params = opts.params
         # the names viz.draw gives parameters: scopes' qualified ones ("0.weight"),
         # overridden by params=, so the panel says what the picture shows
-        names = dict(getattr(draw_options.get("scopes"), "param_names", None) or {})
+        names = dict(getattr(opts.scopes, "param_names", None) or {})
         names.update(param_names(self._user_params))
-        self.frames = Frames(tape, mode, names)
+        self.frames = Frames(tape, mode, names, options=opts)
+        changes = {}
         if show_ids or names:
             # name every node the panel talks about, so picture and words agree
-            draw_options["params"] = [(self.frames.name(n), n) for n in self.frames.nodes
-                                      if n.id in names or (show_ids and not n.label and (
-                                          n.op is not None or n.requires_grad))]
+            changes["params"] = [(self.frames.name(n), n) for n in self.frames.nodes
+                                 if n.id in names or (show_ids and not n.label and (
+                                     n.op is not None or n.requires_grad))]
         self.state = StepperState(self.frames)
         self.mode = mode
         self.speed = speed
         self.static = static
         self.title = title
-        draw_options.setdefault("show_grad", True)
         # What each op saved, as it was when recorded: by now backward has usually
         # released it, and the replay shows the steps before that too.
         kept = _recorded_saved(tape)
-        kept.update(draw_options.get("saved_values") or {})
+        kept.update(opts.saved_values or {})
         if kept:
-            draw_options["saved_values"] = kept
-        self.draw_options = draw_options
-        self.grad_text = GradText(draw_options.get("digits", 4), draw_options.get("preview", 6))
+            changes["saved_values"] = kept
+        #: the ``DisplayOptions`` the drawing and the panel use
+        self.options = opts.replace(**changes)
+        self.grad_text = GradText(opts.digits, opts.preview)
         self._svg = svg
         self._template: SvgTemplate | None = None
         self._drawn = False
@@ -153,10 +140,15 @@ class Stepper:
         self._graph = None if svg is not None else self._dot()
         self._widget = None
         self._gcache: dict = {}
-        self._positions = {f"n_{n.id}": i for i, n in enumerate(self.frames.nodes)}
+        self._positions = {node_key(n): i for i, n in enumerate(self.frames.nodes)}
         self._grad_pos: list[int] = []
         self._widget_svg: str | None = None
         self.scope = f"mgs-{next(_SCOPES)}"  # the widget's CSS is keyed under #<scope>
+
+    @property
+    def draw_options(self) -> dict:
+        """The options the graph is drawn with, as ``{name: value}`` (see ``options``)."""
+        return self.options.as_dict()
 
     # --- the drawing -------------------------------------------------------------
     @property
@@ -175,7 +167,7 @@ class Stepper:
         from .graph import GraphTooLargeError, draw
 
         try:
-            return draw(self.frames.roots, **self.draw_options)
+            return draw(self.frames.roots, options=self.options)
         except GraphTooLargeError as exc:  # the steps still work: say why there is no picture
             # (not draw's own advice: its modules='box' is refused here)
             self.note = (f"graph not drawn: {exc.count:,} nodes, more than max_nodes="
@@ -331,9 +323,7 @@ class Stepper:
 
     def save_html(self, path, title: str | None = None):
         """Write ``to_html()`` to ``path``; returns the path (see ``viz.export_html``)."""
-        from .player import _export
-
-        return _export(self, path, self.mode, title, {}, stacklevel=3)
+        return save_page(self, path, title, stacklevel=3)
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         # A deterministic text/plain (strict nbval compares it; it ignores widget model
@@ -367,12 +357,12 @@ class Stepper:
 
 
 def _check_draw_options(options: dict) -> None:
-    """Refuse what ``viz.draw`` would refuse, naming the option, before any drawing."""
-    from .formatting import check_options
+    """Refuse options ``viz.draw`` does not know, naming the closest one, before any drawing."""
     from .graph import draw
 
     # (draw's title is a caption inside the picture; the Stepper's own title names the page)
-    known = [p for p in inspect.signature(draw).parameters if p not in ("root", "title")]
+    known = [p for p in inspect.signature(draw).parameters
+             if p not in ("root", "title", "options")]
     for key in options:
         if key not in known:
             close = difflib.get_close_matches(key.lower().replace("-", "_"), known, n=1)
@@ -381,13 +371,24 @@ def _check_draw_options(options: dict) -> None:
                 f"Stepper: unknown option {key!r}{hint}; it takes mode, speed, static, title, "
                 f"show_ids, svg and viz.draw's options: {', '.join(known)}"
             )
-    if options.get("modules") == "box":
-        raise ValueError(
-            "Stepper: modules='box' collapses each module into one box, so the nodes and "
-            "edges the steps light up are not drawn; use modules='cluster' (the default: "
-            "each module's nodes framed together) or modules=None"
-        )
-    check_options("Stepper", **{k: options[k] for k in ("digits", "preview") if k in options})
+
+
+_NO_BOXES = (
+    "Stepper: modules='box' collapses each module into one box, so the nodes and "
+    "edges the steps light up are not drawn; use modules='cluster' (the default: "
+    "each module's nodes framed together) or modules=None"
+)
+
+
+def save_page(stepper, path, title=None, *, stacklevel: int = 2):
+    """Write ``stepper.to_html(title)`` to ``path``, warning when the page has no graph."""
+    path = Path(path)
+    page = stepper.to_html(title=title)
+    if stepper.template is None:
+        warnings.warn(f"{path.name}: the page has no graph, only the step-by-step panel "
+                      f"({stepper.note or 'no drawing'})", RuntimeWarning, stacklevel=stacklevel)
+    path.write_text(page, encoding="utf-8")
+    return path
 
 
 def _recorded_saved(tape) -> dict:

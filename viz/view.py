@@ -40,7 +40,6 @@ import numpy as np
 
 from .formatting import (
     NO_GRAD,
-    check_options,
     clip,
     format_array,
     format_number,
@@ -48,6 +47,7 @@ from .formatting import (
     format_value,
     visible,
 )
+from .options import UNSET, DisplayOptions, resolve
 
 __all__ = [
     "ROLES",
@@ -153,7 +153,7 @@ class ViewEdge:
 
     @property
     def key(self) -> str:
-        return f"e_{self.child}_{self.parent}_{self.slot}"
+        return edge_key(self.child, self.parent, self.slot)
 
 
 @dataclass(slots=True)
@@ -207,8 +207,7 @@ def grad_label(data, grad, *, digits: int = 4, preview: int = 6, width: int | No
         g = np.asarray(grad)
         if data.size <= preview:
             return "grad " + format_array(g, digits, width, preview)
-        return "grad norm " + format_number(float(np.sqrt(np.sum(np.square(g, dtype=float)))),
-                                            digits)
+        return "grad norm " + format_number(_norm(g), digits)
     return "grad " + format_value(grad, digits, width, preview)
 
 
@@ -253,12 +252,17 @@ def is_node(obj) -> bool:
 
 
 def param_names(params) -> dict[int, str]:
-    """``{node id: name}`` from a Module (``named_parameters()``), a dict or ``(name, p)`` pairs."""
+    """``{node id: name}`` from a Module (``named_parameters()``), a dict or ``(name, p)`` pairs.
+
+    A dict keyed by node ids (``{7: "w"}``, what ``Frames.names`` holds) is taken as it is.
+    """
     if params is None:
         return {}
     if hasattr(params, "named_parameters"):
         pairs = params.named_parameters()
     elif isinstance(params, dict):
+        if params and all(isinstance(k, int) and not isinstance(k, bool) for k in params):
+            return {k: str(v) for k, v in params.items()}
         pairs = params.items()
     else:
         pairs = params
@@ -283,55 +287,56 @@ def param_names(params) -> dict[int, str]:
 def build_view(
     roots,
     *,
-    params=None,
-    scopes=None,
-    show_grad: bool = True,
-    show_saved: bool | None = None,
-    digits: int = 4,
-    width: int | None = 60,
-    preview: int = 6,
-    saved_values: dict | None = None,
+    options: DisplayOptions | None = None,
+    params=UNSET,
+    scopes=UNSET,
+    show_grad: bool = UNSET,
+    show_saved: bool | None = UNSET,
+    digits: int = UNSET,
+    width: int | None = UNSET,
+    preview: int = UNSET,
+    saved_values: dict | None = UNSET,
 ) -> GraphView:
     """Walk the graph behind ``roots`` (iteratively) into a ``GraphView``.
 
-    ``params`` names leaves (a Module, a dict or pairs); ``scopes`` says which
-    module made each node (a ``minigrad.nn.ScopeMap`` from ``record_scopes()``,
-    or a dict ``{node id: "fc1"}``) and gives the clusters; ``show_grad=False``
-    gives a forward-only view; ``show_saved`` collects the values ops saved
-    for backward (``None``: only for custom Functions); ``digits``, ``width``
-    and ``preview`` control number formatting, preview width and how many
-    tensor elements numpy prints before summarising.  ``saved_values``
-    (``{node id: saved tuple}``) stands in for what a node's backward already
-    released: ``viz.Stepper`` passes the values it kept at record time, so a
-    replay shows what backward used.
+    ``options`` is a ``viz.DisplayOptions``; keywords given here override its
+    fields.  ``params`` names leaves (a Module, a dict or pairs); ``scopes``
+    says which module made each node (a ``minigrad.nn.ScopeMap`` from
+    ``record_scopes()``, or a dict ``{node id: "fc1"}``) and gives the
+    clusters; ``show_grad=False`` gives a forward-only view; ``show_saved``
+    collects the values ops saved for backward (``None``: only for custom
+    Functions); ``digits``, ``width`` and ``preview`` control number
+    formatting, preview width and how many tensor elements numpy prints
+    before summarising.  ``saved_values`` (``{node id: saved tuple}``) stands
+    in for what a node's backward already released: ``viz.Stepper`` passes
+    the values it kept at record time, so a replay shows what backward used.
     """
     from minigrad.autograd.graph import topological_order
 
-    check_options("viz", digits=digits, width=width, preview=preview)
-
+    opts = resolve("viz", options, dict(
+        params=params, scopes=scopes, show_grad=show_grad, show_saved=show_saved,
+        digits=digits, width=width, preview=preview, saved_values=saved_values))
     root_nodes, recorded = as_roots(roots)
     order = topological_order(recorded if recorded is not None else root_nodes)
     root_ids = tuple(dict.fromkeys(r.id for r in root_nodes))
     root_set = set(root_ids)
+    scopes = opts.scopes
     if scopes is None:
         scopes = getattr(roots, "scopes", None)  # a tape that also kept module scopes
     names = dict(getattr(scopes, "param_names", None) or {})
-    names.update(param_names(params))
+    names.update(param_names(opts.params))
     scope_of = _scope_reader(scopes)
 
     nodes, edges = [], []
     for node in order:
-        nodes.append(
-            _view_node(node, node.id in root_set, names, scope_of, show_grad, show_saved,
-                       digits, width, preview, saved_values)
-        )
+        nodes.append(_view_node(node, node.id in root_set, names, scope_of, opts))
         for slot, parent in enumerate(node.parents):
             edges.append(ViewEdge(node.id, parent.id, slot))
     return GraphView(nodes, edges, root_ids, _clusters(nodes, scopes))
 
 
-def _view_node(node, is_root, names, scope_of, show_grad, show_saved, digits, width, preview,
-               saved_values=None):
+def _view_node(node, is_root, names, scope_of, opts):
+    digits, width, preview = opts.digits, opts.width, opts.preview
     op = node.op
     leaf = op is None
     requires_grad = bool(node.requires_grad)
@@ -347,7 +352,7 @@ def _view_node(node, is_root, names, scope_of, show_grad, show_saved, digits, wi
     label = node.label
     vn = ViewNode(
         node.id,
-        f"n_{node.id}",
+        node_key(node),
         role,
         leaf,
         requires_grad,
@@ -364,7 +369,7 @@ def _view_node(node, is_root, names, scope_of, show_grad, show_saved, digits, wi
         custom=False if leaf else _is_custom(op),
         node=node,
     )
-    show_grad = show_grad and (requires_grad or grad is not None)
+    show_grad = opts.show_grad and (requires_grad or grad is not None)
     if show_grad:
         vn.grad_label = grad_label(data, grad, digits=digits, preview=preview, width=width)
     if tensor:
@@ -379,8 +384,7 @@ def _view_node(node, is_root, names, scope_of, show_grad, show_saved, digits, wi
             else:
                 g = np.asarray(grad)
                 vn.grad = format_array(g, digits, width, preview)
-                vn.grad_norm = format_number(float(np.sqrt(np.sum(np.square(g, dtype=float)))),
-                                             digits)
+                vn.grad_norm = format_number(_norm(g), digits)
     else:
         vn.data = format_value(data, digits, width, preview)
         if show_grad:
@@ -392,12 +396,18 @@ def _view_node(node, is_root, names, scope_of, show_grad, show_saved, digits, wi
                 for k, v in node.attrs.items()
                 if k not in _BOOKKEEPING
             ) or None
+        show_saved = opts.show_saved
         if show_saved or (show_saved is None and vn.custom):
             saved = node.saved
-            if saved is None and saved_values:
-                saved = saved_values.get(node.id)
+            if saved is None and opts.saved_values:
+                saved = opts.saved_values.get(node.id)
             vn.saved = _saved_items(node, saved, digits, width, preview)
     return vn
+
+
+def _norm(g) -> float:
+    """The L2 norm a big tensor's gradient is summarised by."""
+    return float(np.sqrt(np.sum(np.square(g, dtype=float))))
 
 
 # attrs kept for a custom Function's backward (its ctx): not an op setting a reader
@@ -443,7 +453,7 @@ def _saved_items(node, saved, digits, width, preview):
             text = f"shape {format_shape(v_data)}"
         else:
             text = format_value(v_data, digits, width, preview)
-        items.append(SavedItem(f"s_{node.id}_{k}", k, text, alias))
+        items.append(SavedItem(saved_key(node, k), k, text, alias))
     return tuple(items)
 
 

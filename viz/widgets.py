@@ -10,7 +10,8 @@ Python side, so the graph would not follow).
 
 from __future__ import annotations
 
-from .player import SPEEDS, css, legend, panel_html
+from .page import SPEEDS, legend, panel_html
+from .template import css
 
 __all__ = ["StepperWidget"]
 

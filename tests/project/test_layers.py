@@ -31,7 +31,7 @@ PACKAGES = ("minigrad", "viz", "exercises")
 # Bottom first; a module may import from its own layer and the layers below it.
 # Patterns are fnmatch patterns over module names; a new module must be placed here.
 LAYERS = [
-    ("autograd", ["minigrad.autograd", "minigrad.autograd.*"]),
+    ("autograd", ["minigrad.autograd", "minigrad.autograd.*", "minigrad.formatting"]),
     ("engines", ["minigrad.random", "minigrad.value", "minigrad.scalar_ops",
                  "minigrad.tensor", "minigrad.tensor_args", "minigrad.tensor_functions",
                  "minigrad.tensor_ops",
@@ -46,17 +46,10 @@ LAYERS = [
 ]
 
 # Import cycles, each as its set of modules.
-PENDING_CYCLES = [
-    # player._export imports stepper.Stepper, stepper imports player and (lazily)
-    # widgets, widgets imports player (the viz rework removes it)
-    {"viz.player", "viz.stepper", "viz.widgets"},
-]
+PENDING_CYCLES: list[set[str]] = []
 
 # Private names used across modules, as "importer -> module.name".
-PENDING_PRIVATE = {
-    # part of the player <-> stepper cycle above (the viz rework)
-    "viz.stepper -> viz.player._export",
-}
+PENDING_PRIVATE: set[str] = set()
 
 # Imports pointing up the layers, as "importer -> imported".
 PENDING_UPWARD: set[str] = set()

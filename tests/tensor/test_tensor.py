@@ -96,10 +96,10 @@ class TestConstruction:
 
     def test_repr_is_stable(self):
         x = T([[1.0, 2.0]], requires_grad=True)
-        assert repr(x) == "tensor([[1., 2.]], requires_grad=True)"
+        assert repr(x) == "tensor([[1.0000, 2.0000]], requires_grad=True)"
         y = x * 2
-        assert repr(y) == "tensor([[2., 4.]], op=mul)"
-        assert repr(Tensor(np.array([1.5]))) == "tensor([1.5], dtype=float64)"
+        assert repr(y) == "tensor([[2.0000, 4.0000]], op=mul)"
+        assert repr(Tensor(np.array([1.5]))) == "tensor([1.5000], dtype=float64)"
         assert repr(T([1, 2], name="i")) == "tensor([1, 2], name='i')"
 
 
@@ -120,7 +120,7 @@ class TestCopying:
 
     def test_format_and_no_item_assignment(self):
         assert f"{T(1.23456):.2f}" == "1.23"
-        assert f"{T([1.0])}" == "tensor([1.])"
+        assert f"{T([1.0])}" == "tensor([1.0000])"
         x = T([1.0, 2.0])
         with pytest.raises(TypeError, match="item assignment"):
             x[0] = 3.0

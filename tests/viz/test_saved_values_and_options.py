@@ -19,7 +19,7 @@ from minigrad import Tensor, Value, nn
 from minigrad.autograd.registry import registered_ops
 from tests._graphs import Cube
 from tests._helpers import FAKE_SVG, needs_dot
-from viz.player import SvgTemplate, _payload
+from viz.player import SvgTemplate, step_payload
 from viz.stepper import GradText, Stepper, step_through
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
@@ -205,7 +205,7 @@ def test_player_payload_replays_the_saved_value_states():
     fr = Stepper(tape, svg=svg).frames
     svg = svg.replace("n_1", f"n_{a.id}").replace("2", str(y.id))
     t = SvgTemplate(svg, fr.elements)
-    payload = _payload(fr, t, GradText())
+    payload = step_payload(fr, t, GradText())
     states = [""] * len(t.companions)
     seen = []
     for k, f in enumerate(payload["frames"]):

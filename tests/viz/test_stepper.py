@@ -56,11 +56,11 @@ def random_graph(seed: int, n_ops: int = 25):
 
 def test_numbers_are_short_and_deterministic():
     assert [fmt_num(x) for x in (6, 0.0, -0.0, 3.0, 0.76159415, 1234.5, 12345.0, 1e-8)] == [
-        "6.0", "0.0", "0.0", "3.0", "0.7616", "1234.0", "1.234e4", "1e-8",
+        "6.0000", "0.0000", "0.0000", "3.0000", "0.7616", "1234.5000", "12345.0000", "1.0000e-08",
     ]
     assert fmt_num(float("nan")) == "nan" and fmt_num(float("-inf")) == "-inf"
-    assert fmt_value(np.array([[1.0, 2.0], [3.0, 4.0]])) == "[[1.0, 2.0], [3.0, 4.0]]"
-    assert fmt_value(np.arange(12.0).reshape(3, 4)) == "shape (3, 4) [0.0, 1.0, 2.0, …]"
+    assert fmt_value(np.array([[1.0, 2.0], [3.0, 4.0]])) == "[[1.0000, 2.0000], [3.0000, 4.0000]]"
+    assert fmt_value(np.arange(12.0).reshape(3, 4)) == "shape (3, 4) [0.0000, 1.0000, 2.0000, …]"
 
 
 def test_node_names():
@@ -68,7 +68,7 @@ def test_node_names():
     c = a * 3
     assert node_name(a) == "a"
     assert node_name(c) == f"#{c.id}"
-    assert node_name(c.parents[1]) == "3.0"  # an unnamed constant reads as its value
+    assert node_name(c.parents[1]) == "3.0000"  # an unnamed constant reads as its value
     assert node_name(c, {c.id: "out"}) == "out"
 
 
@@ -96,8 +96,8 @@ def test_forward_edges_appear_with_their_child():
     edges = [f"e_{c.id}_{a.id}_0", f"e_{c.id}_{b.id}_1"]
     assert set(edges) <= set(fr.having(0, "hidden"))
     assert set(fr.having(3, "current")) == {f"n_{c.id}", *edges}
-    assert fr.frames[3].text == f"mul: #{c.id} = a × b = 2.0 × 3.0 = 6.0"
-    assert fr.frames[1].text.startswith("a = 2.0: a leaf")
+    assert fr.frames[3].text == f"mul: #{c.id} = a × b = 2.0000 × 3.0000 = 6.0000"
+    assert fr.frames[1].text.startswith("a = 2.0000: a leaf")
 
 
 def test_nodes_made_before_recording_are_shown_from_the_start():
@@ -153,7 +153,7 @@ def test_backward_classes_follow_the_chain_rule():
     assert cls[f"n_{out.id}"] == "done has-grad"
     assert cls[f"e_{out.id}_{mul1.id}_0"] == "passed"
     assert fr.frames[i].text.splitlines()[0] == (
-        "mul: ∂out/∂a = b = 3.0; 2.0 × 3.0 = 6.0 added to a.grad: 0.0 → 6.0"
+        "mul: ∂out/∂a = b = 3.0000; 2.0000 × 3.0000 = 6.0000 added to a.grad: 0.0000 → 6.0000"
     )
     assert fr.grads(i)[a.id] == 6.0 and fr.grads(i - 1)[a.id] is None
     end = fr.classes(len(fr) - 1)
@@ -180,11 +180,11 @@ def test_visit_text_names_the_upstream_gradient_and_formula():
     tape, (a,), out = record_scalar(lambda a: a.tanh(), 0.5)
     fr = Frames(tape, "backward")
     visit = next(f for f in fr.frames if f.kind == "visit")
-    assert "holds its full gradient" in visit.text and "= 1.0." in visit.text
+    assert "holds its full gradient" in visit.text and "= 1.0000." in visit.text
     assert "Local derivatives of tanh: ∂/∂x = 1 − tanh²(x) = 1 − out²." in visit.text
     contrib = next(f for f in fr.frames if f.kind == "contribute")
     assert contrib.text.startswith("tanh: ∂out/∂x = 1 − tanh²(x) = 1 − out² = 0.7864; "
-                                   "1.0 × 0.7864 = 0.7864 added to a.grad: 0.0 → 0.7864")
+                                   "1.0000 × 0.7864 = 0.7864 added to a.grad: 0.0000 → 0.7864")
     assert fr.frames[-1].text == "Backward pass complete. Gradients of the leaves: a.grad = 0.7864."
 
 
@@ -212,7 +212,7 @@ def test_second_backward_pass_accumulates_into_leaves():
     assert "Backward pass 2, seed" in [f for f in fr.frames if f.kind == "seeded"][1].text
     assert fr.grads(len(fr) - 1)[a.id] == a.grad == 8.0
     last = [f for f in fr.frames if f.kind == "contribute"][-1]
-    assert last.text.splitlines()[0].endswith("added to a.grad: 6.0 → 8.0")
+    assert last.text.splitlines()[0].endswith("added to a.grad: 6.0000 → 8.0000")
 
 
 def test_clear_errors():
@@ -284,7 +284,7 @@ def test_custom_function_on_tensors():
     assert len(fr.nodes) == 3 and len(fr.edges) == 2
     last = [f for f in fr.frames if f.kind == "contribute"][-1]
     assert last.text.startswith("Cube: ∂(x³)/∂x = 3x²; upstream × local derivative = "
-                                "[3.0, 12.0], added to x.grad: 0 → [3.0, 12.0]")
+                                "[3.0000, 12.0000], added to x.grad: 0 → [3.0000, 12.0000]")
     np.testing.assert_array_equal(fr.grads(len(fr) - 1)[fr.nodes[0].id], 3 * x0**2)
     if shutil.which("dot"):
         assert s.template is not None and s.template.missing == []
@@ -296,10 +296,11 @@ def test_custom_function_on_values():
     fr = s.frames
     assert len(fr.nodes) == 4  # a, Cube(a), the constant 2.0, the product
     cube = fr.nodes[1]
-    assert fr.frames[2].text == f"Cube: #{cube.id} = Cube(a) = Cube(1.5) = 3.375"
+    assert fr.frames[2].text == f"Cube: #{cube.id} = Cube(a) = Cube(1.5000) = 3.3750"
     last = [f for f in fr.frames if f.kind == "contribute"][-1]
     assert last.text.splitlines()[0] == (
-        "Cube: ∂(x³)/∂x = 3x² = 6.75; 2.0 × 6.75 = 13.5 added to a.grad: 0.0 → 13.5")
+        "Cube: ∂(x³)/∂x = 3x² = 6.7500; 2.0000 × 6.7500 = 13.5000 added to a.grad: "
+        "0.0000 → 13.5000")
 
 
 # --- the state object ---------------------------------------------------------------
@@ -351,7 +352,7 @@ def test_step_through_makes_named_leaves_inside_the_recording():
     assert [type(n.data) for n in leaves] == [float, float]
     assert s.frames[1].title == "Forward 1/5 · create weight"  # they appear in the replay
     s.last()
-    assert s.panel.endswith("weight.grad = 2.0, bias.grad = 1.0.")
+    assert s.panel.endswith("weight.grad = 2.0000, bias.grad = 1.0000.")
 
 
 def test_step_through_errors():
@@ -371,7 +372,7 @@ def test_stepper_keeps_existing_nodes_and_their_labels():
     s = step_through(lambda v: v * v, a, svg=FAKE_SVG)
     assert s.frames.nodes[0] is a
     s.last()
-    assert "alpha.grad = 4.0" in s.panel
+    assert "alpha.grad = 4.0000" in s.panel
 
 
 def _stepper():
@@ -456,7 +457,7 @@ def test_widget_graph_is_sent_once_and_restyled_per_step():
     i = next(k for k, f in enumerate(s.frames.frames)
              if f.kind == "contribute" and f.text.startswith("mul: ∂out/∂a"))
     w.slider.value = i
-    assert "1.0 × 3.0 = 3.0 added to a.grad: 1.0 → 4.0" in w.panel.value
+    assert "1.0000 × 3.0000 = 3.0000 added to a.grad: 1.0000 → 4.0000" in w.panel.value
     assert styled(w.restyle.value)["receiving"] == {f"n_{a.id}"}
     w.slider.value = 1
     assert "Forward 1/4 · create a" in w.panel.value
@@ -503,9 +504,10 @@ def test_panel_names_the_edge_slot_and_the_formula_variable():
         z.name = "z"
         z.backward()
     texts = [fr.text for fr in Frames(tape, "both").frames]
-    assert any(t.startswith("x = 2.0: a leaf parameter (requires_grad=True") for t in texts)
+    assert any(t.startswith("x = 2.0000: a leaf parameter (requires_grad=True") for t in texts)
     to_y = next(t for t in texts if "added to y.grad" in t)
-    assert to_y.startswith("mul: ∂out/∂a = b = 2.0; 1.0 × 2.0 = 2.0 added to y.grad: 0.0 → 2.0")
+    assert to_y.startswith("mul: ∂out/∂a = b = 2.0000; 1.0000 × 2.0000 = 2.0000 added to y.grad: "
+                           "0.0000 → 2.0000")
     assert to_y.endswith("Edge y → z: slot 0 of mul, called a in the formula.")
     to_x = next(t for t in texts if "added to x.grad" in t)
     assert to_x.endswith("slot 1 of mul, called b in the formula.")

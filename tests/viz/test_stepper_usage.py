@@ -30,10 +30,10 @@ def test_step_through_shows_this_pass_and_leaves_the_students_grads_alone():
     s = step_through(lambda a, b: a * b + a, a, b, svg=FAKE_SVG)
     assert (a.grad, b.grad) == before == (2.0, 2.0)
     texts = [f.text for f in s.frames.frames if f.kind == "contribute"]
-    assert "added to a.grad: 0.0 → 1.0" in texts[1]  # this pass starts from zero
-    assert "added to a.grad: 1.0 → -2.0" in texts[2]
+    assert "added to a.grad: 0.0000 → 1.0000" in texts[1]  # this pass starts from zero
+    assert "added to a.grad: 1.0000 → -2.0000" in texts[2]
     s.last()
-    assert s.panel.endswith("Gradients of the leaves: a.grad = -2.0, b.grad = 2.0.")
+    assert s.panel.endswith("Gradients of the leaves: a.grad = -2.0000, b.grad = 2.0000.")
     assert s.frames.grads(len(s) - 1)[a.id] == -2.0
 
 
@@ -77,7 +77,7 @@ def test_final_panel_comes_from_the_recording_not_the_live_grad():
         (a * 3.0).backward()
     a.grad = None  # e.g. zero_grad() before the stepper is made
     fr = Frames(tape, "backward")
-    assert fr[len(fr) - 1].text.endswith("Gradients of the leaves: a.grad = 3.0.")
+    assert fr[len(fr) - 1].text.endswith("Gradients of the leaves: a.grad = 3.0000.")
 
 
 # --- names --------------------------------------------------------------------------------
@@ -240,4 +240,4 @@ def test_a_second_forward_pass_after_a_backward_is_replayed():
     stepper = viz.Stepper(tape)
     assert "6 nodes" in stepper.panel and "before recording" not in stepper.panel
     stepper.goto(-1)
-    assert "a.grad = 6.0, b.grad = 9.0, c.grad = 3.0" in stepper.panel
+    assert "a.grad = 6.0000, b.grad = 9.0000, c.grad = 3.0000" in stepper.panel

@@ -1,0 +1,376 @@
+"""The step-through panel in words: what each frame of ``viz.frames.Frames`` says.
+
+Everything here turns a node, an op or a recorded event into a sentence; the
+state machine in ``viz.frames`` decides *when* each sentence is said.  Numbers
+are written by ``minigrad.formatting.format_number`` with the stepper's
+``digits`` (4), exactly as ``viz.draw`` and ``viz.text`` write them, and node
+names are the ones the ``GraphView`` gives (``viz.view``), so the panel and the
+picture agree.
+
+The op formulas are read off ``op.formula`` (``_slots``, ``_formula_var``,
+``_deriv_text``): ``"∂/∂a = b,  ∂/∂b = a"`` gives one part per input.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from minigrad.formatting import format_number
+
+from .formatting import format_array, visible
+from .view import is_node
+
+__all__ = ["Narrator", "fmt_num", "fmt_value", "fmt_shape", "node_name"]
+
+
+# --- numbers and values ------------------------------------------------------------
+def fmt_num(x, digits: int = 4) -> str:
+    """A number as a float, by the one rule (``minigrad.formatting``): ``6.0000``,
+    ``0.7616``, ``1.2345e+05``, ``3.0000e-06``."""
+    return format_number(float(x), digits)
+
+
+def fmt_shape(shape) -> str:
+    return "(" + ", ".join(str(int(n)) for n in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def fmt_value(x, max_items: int = 6, digits: int = 4) -> str:
+    """A float as ``fmt_num``; an array as its values when tiny, else shape and a preview."""
+    if x is None:
+        return "None"
+    if isinstance(x, np.ndarray) or hasattr(x, "shape") and hasattr(x, "dtype"):
+        a = np.asarray(x)
+        if a.ndim == 0:
+            return fmt_num(a, digits)
+        if a.size <= max_items:
+            return format_array(a, digits, None, max_items)
+        head = ", ".join(fmt_num(v, digits) for v in a.reshape(-1)[:3])
+        return f"shape {fmt_shape(a.shape)} [{head}, …]"
+    if isinstance(x, (bool, np.bool_)):
+        return str(bool(x))
+    if isinstance(x, (int, float, np.integer, np.floating)):
+        return fmt_num(x, digits)
+    return repr(x)
+
+
+def _is_array(x) -> bool:
+    return isinstance(x, np.ndarray) and x.ndim > 0
+
+
+def _plain(v) -> bool:
+    """Settings a student set (axis=1, keepdims=True), not internals such as a ctx."""
+    if isinstance(v, tuple):
+        return all(_plain(i) for i in v)
+    return v is None or isinstance(v, (int, float, str, bool, np.integer, np.floating))
+
+
+def _fmt_attr(v, digits: int = 4) -> str:
+    if isinstance(v, (np.integer, int)) and not isinstance(v, bool):
+        return str(int(v))
+    if isinstance(v, (np.floating, float)):
+        return fmt_num(v, digits)
+    if isinstance(v, tuple):
+        inner = ", ".join(_fmt_attr(i, digits) for i in v)
+        return "(" + inner + ("," if len(v) == 1 else "") + ")"
+    if isinstance(v, (str, bool)) or v is None:
+        return repr(v)
+    if isinstance(v, np.ndarray):
+        return f"<array {fmt_shape(v.shape)}>"
+    return type(v).__name__
+
+
+def node_name(node, names: dict | None = None, digits: int = 4) -> str:
+    """How the panel names a node: its label (or a name from ``names``), else ``#<id>``.
+
+    ``viz.Stepper`` draws the same ``#<id>`` in unnamed nodes, so the panel
+    and the picture agree.  An unnamed scalar constant is just its value
+    (``2.0000``), which is how a student wrote it.  Control characters are
+    written as escapes (``x\\ny``), as ``viz.draw`` and ``viz.text`` show them.
+    (``Frames`` reads the same from its ``GraphView``: ``view_name``.)
+    """
+    if names and node.id in names:
+        return visible(str(names[node.id]))
+    if node.label:
+        return visible(str(node.label))
+    if node.op is None and not node.requires_grad and not _is_array(node.data):
+        return fmt_num(node.data, digits)
+    return f"#{node.id}"
+
+
+def view_name(vn) -> str:
+    """``node_name`` read off a ``ViewNode``: its name, an unnamed constant's value, ``#<id>``."""
+    if vn.name is not None:
+        return vn.name
+    if vn.is_leaf and not vn.requires_grad and (vn.kind == "scalar" or vn.shape == "()"):
+        return vn.data
+    return f"#{vn.id}"
+
+
+def view_kind(vn) -> str:
+    """``op``, ``leaf`` (requires grad) or ``constant``, from a ``ViewNode``."""
+    if not vn.is_leaf:
+        return "op"
+    return "leaf" if vn.requires_grad else "constant"
+
+
+# --- op formulas -------------------------------------------------------------------
+_INFIX = {"add", "sub", "mul", "div", "pow", "matmul"}
+_PART = re.compile(r"^∂[^/\s]*/∂(\w+)\s*=")
+
+
+def _slots(op, arity: int) -> tuple[list[str], list[str] | None]:
+    """Input names and one formula per input, read off ``op.formula``.
+
+    Scalar formulas read ``"∂/∂a = b,  ∂/∂b = a"``: split at ``",  "`` we get one
+    part per input and each part names its input.  When the formula does not
+    split that way, inputs are called x (unary), a, b (binary) or x1, x2, ...
+    and the whole formula is shown.
+    """
+    formula = (getattr(op, "formula", "") or "").strip()
+    parts = [p.strip() for p in re.split(r",\s{2,}", formula)] if formula else []
+    if len(parts) == arity and all(_PART.match(p) for p in parts):
+        return [_PART.match(p).group(1) for p in parts], parts
+    if arity == 1:
+        names = ["x"]
+    elif arity == 2:
+        names = ["a", "b"]
+    else:
+        names = [f"x{i + 1}" for i in range(arity)]
+    return names, None
+
+
+def _formula_var(op, slot: int, arity: int) -> str:
+    """``, called a in the formula``: which variable of the op's formula this slot is."""
+    names, _ = _slots(op, arity)
+    return f", called {names[slot]} in the formula" if slot < len(names) else ""
+
+
+def _deriv_text(op, slot: int, derivative, arity: int, digits: int = 4) -> str:
+    """``∂out/∂a = b = 3.0`` (the local derivative, with its value when known)."""
+    names, parts = _slots(op, arity)
+    name = names[slot] if slot < len(names) else f"x{slot + 1}"
+    value = ("" if derivative is None or _is_array(derivative)
+             else f" = {fmt_num(derivative, digits)}")
+    if parts is not None:
+        part = parts[slot]
+        if part.startswith("∂/∂"):
+            part = "∂out/∂" + part[len("∂/∂"):]
+        if value and _is_number(part.rsplit("=", 1)[-1]):
+            value = ""  # "∂out/∂a = 1" needs no "= 1.0" after it
+        return part + value
+    formula = (getattr(op, "formula", "") or "").strip()
+    if formula:
+        return f"∂out/∂{name}{value} (rule: {formula})"
+    return f"∂out/∂{name}{value} (from {op.name}'s backward)"
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text.strip().replace("−", "-"))
+    except ValueError:
+        return False
+    return True
+
+
+def count_of(n: int, word: str) -> str:
+    """``1 node``, ``3 nodes``."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def not_a_tape(obj) -> str:
+    """Stepping needs the order things happened in, which only a tape keeps."""
+    what = type(obj).__name__
+    if is_node(obj):
+        what = f"a {what} (a graph node, not a tape)"
+    else:
+        what = f"a {what}"
+    return (f"expected a tape from `with minigrad.record() as tape:`, got {what}. Use "
+            "viz.step_through(fn, *inputs), which records fn and its backward for you, or "
+            "build the graph inside `with minigrad.record() as tape:` (calling loss.backward() "
+            "there) and pass the tape")
+
+
+def _d(name: str) -> str:
+    """``dL/da`` reads well; ``d(#7)``, ``d(loss)`` and ``d(d)`` need parentheses."""
+    return name if len(name) == 1 and name != "d" else f"({name})"
+
+
+
+# --- the sentences -----------------------------------------------------------------
+class Narrator:
+    """Writes the panel text of each step.
+
+    ``name(node)`` names a node (``Frames.name``: read off the ``GraphView``);
+    ``digits`` is the number of decimals every number gets.
+    """
+
+    def __init__(self, name=node_name, digits: int = 4):
+        self.name = name
+        self.digits = digits
+
+    def num(self, x) -> str:
+        return fmt_num(x, self.digits)
+
+    def value(self, x) -> str:
+        return fmt_value(x, digits=self.digits)
+
+    def grad(self, g, like) -> str:
+        """A gradient; ``None`` (nothing flowed in yet) reads as zero of the right kind."""
+        if g is None:
+            return "0" if _is_array(like) else self.num(0.0)
+        return self.value(g)
+
+    def data(self, node) -> str:
+        """A node's value; arrays with their shape and dtype (and values when tiny)."""
+        d = node.data
+        if _is_array(d):
+            text = f"{fmt_shape(d.shape)} {d.dtype}"
+            if d.size <= 6:
+                return f"{text} {format_array(d, self.digits, None, 6)}"
+            head = ", ".join(self.num(v) for v in d.reshape(-1)[:3])
+            return f"{text} [{head}, …]"
+        return self.value(d)
+
+    def operand(self, node) -> str:
+        d = node.data
+        if _is_array(d):
+            return self.value(d) if d.size <= 3 else fmt_shape(d.shape)
+        return self.value(d)
+
+    def expr(self, node) -> tuple[str, str]:
+        """The forward expression in names and in values: ``a × b`` and ``2.0000 × 3.0000``."""
+        op, parents, name = node.op, node.parents, self.name
+        attrs = node.attrs or {}
+        kw = ", ".join(f"{k}={_fmt_attr(v, self.digits)}" for k, v in sorted(attrs.items())
+                       if _plain(v))
+        if op.name in _INFIX and len(parents) == 2 and not kw:
+            s = f" {op.symbol} "
+            return (s.join(name(p) for p in parents),
+                    s.join(self.operand(p) for p in parents))
+        args = [name(p) for p in parents]
+        vals = [self.operand(p) for p in parents]
+        if kw:
+            args.append(kw)
+            vals.append(kw)
+        return f"{op.name}({', '.join(args)})", f"{op.name}({', '.join(vals)})"
+
+    # --- forward -------------------------------------------------------------------
+    def forward_start(self, created, given) -> str:
+        if len(created) == 1:
+            text = "Forward pass: 1 node is created, from values that already exist."
+        else:
+            text = (f"Forward pass: {len(created)} nodes are created one at a time, each "
+                    "from values that already exist.")
+        if given:
+            names = ", ".join(self.name(n) for n in given[:8]) + (", …" if len(given) > 8 else "")
+            text += f"\nAlready there before recording (shown from the start): {names}."
+        return text
+
+    def created(self, n, kind: str) -> str:
+        """A node appears: a leaf, a constant, or an op's result (``kind``: ``view_kind``)."""
+        name = self.name(n)
+        if kind == "leaf":
+            return (f"{name} = {self.data(n)}: a leaf parameter (requires_grad=True, "
+                    "so a gradient will flow into it).")
+        if kind == "constant":
+            what = name if name == self.data(n) else f"{name} = {self.data(n)}"
+            return (f"constant {what} (requires_grad=False, so no gradient flows into it).")
+        op = n.op
+        names, values = self.expr(n)
+        if any(isinstance(x.data, np.ndarray) for x in (n, *n.parents)):
+            shapes = ", ".join(fmt_shape(np.shape(p.data)) for p in n.parents)
+            return (f"{op.name}: {name} = {names}\nshapes {shapes} → "
+                    f"{fmt_shape(n.data.shape)}; {name} = {self.data(n)}")
+        return f"{op.name}: {name} = {names} = {values} = {self.value(n.data)}"
+
+    def forward_end(self, outs, both: bool) -> str:
+        results = "; ".join(f"{self.name(r)} = {self.data(r)}" for r in outs[:4])
+        if len(outs) > 4:
+            results += "; …"
+        text = f"Forward pass complete: {results}."
+        if both:
+            text += "\nNext: the backward pass sends gradients from the output back to the inputs."
+        return text
+
+    # --- backward ------------------------------------------------------------------
+    def backward_start(self, root) -> str:
+        rname = self.name(root)
+        return (
+            f"Backward pass: gradients flow from the output {rname} back to the inputs, one "
+            f"edge at a time. Each node's grad becomes d{_d(rname)}/d(that node).\n"
+            "A node is visited once all the nodes that use it have passed their share to it."
+        )
+
+    def seed(self, e, label: str) -> str:
+        rname = self.name(e.node)
+        if _is_array(e.grad):
+            what = ("ones" if np.all(e.grad == 1) else "the given gradient")
+            return (f"{label}: d{_d(rname)}/d{_d(rname)} = {what} of shape "
+                    f"{fmt_shape(e.grad.shape)}: {self.value(e.grad)}.")
+        return (f"{label}: d{_d(rname)}/d{_d(rname)} = {self.value(e.grad)}: the "
+                "output's gradient with respect to itself.")
+
+    def visit(self, e, root, uses: int) -> str:
+        n = e.node
+        name = self.name(n)
+        text = (f"{n.op.name}: {name} = {self.expr(n)[0]} holds its full gradient "
+                f"d{_d(self.name(root))}/d{_d(name)} = {self.value(e.upstream)}.")
+        if uses > 1:
+            text += f"\n{name} is used {uses} times, so this is the sum of {uses} contributions."
+        formula = (getattr(n.op, "formula", "") or "").strip()
+        if formula:
+            text += f"\nLocal derivatives of {n.op.name}: {formula}."
+        return text + "\nNext: each input gets upstream gradient × local derivative."
+
+    def contribute(self, e, upstream, count: int) -> str:
+        """One edge's contribution, then which slot it is (``count``: how many so far)."""
+        n, p = e.node, e.parent
+        pname = self.name(p)
+        text = self.contribution(e, upstream) + (
+            f"\nEdge {pname} → {self.name(n)}: slot {e.slot} of {n.op.name}"
+            f"{_formula_var(n.op, e.slot, len(n.parents))}."
+        )
+        if count > 1:
+            text += (f" {pname} is used more than once: contribution {count} "
+                     "adds to what is already there.")
+        return text
+
+    def contribution(self, e, upstream) -> str:
+        """``mul: ∂out/∂a = b = 3.0000; 2.0000 × 3.0000 = 6.0000 added to a.grad: …``."""
+        n, p = e.node, e.parent
+        op = n.op
+        derivative = e.derivative
+        scalar = not _is_array(e.local_grad) and not _is_array(upstream)
+        if derivative is None and scalar and upstream:
+            # A custom Function's backward is user code, so the tape does not call it
+            # again for the bare derivative; for a scalar it is contribution / upstream.
+            derivative = e.local_grad / upstream
+        deriv = _deriv_text(op, e.slot, derivative, len(n.parents), self.digits)
+        pname = self.name(p)
+        before = self.grad(e.before, p.data)
+        after = self.value(e.after)
+        local = e.local_grad
+        if _is_array(local) or _is_array(p.data):
+            shape = np.shape(local)
+            line = f"{op.name}: {deriv}; upstream × local derivative = {self.value(local)}"
+            if tuple(shape) != tuple(np.shape(p.data)):
+                line += (f", summed over the broadcast axes from {fmt_shape(shape)} to "
+                         f"{fmt_shape(np.shape(p.data))}")
+            return line + f", added to {pname}.grad: {before} → {after}"
+        if derivative is not None and upstream is not None:
+            prod = f"{self.value(upstream)} × {self.num(derivative)} = {self.value(local)}"
+        else:
+            prod = f"upstream × local derivative = {self.value(local)}"
+        return f"{op.name}: {deriv}; {prod} added to {pname}.grad: {before} → {after}"
+
+    def leaves(self, held) -> str:
+        """The end: the gradients the leaves hold (``held``: ``(node, grad)`` pairs)."""
+        grads = ", ".join(f"{self.name(n)}.grad = {self.value(g)}" for n, g in held[:8])
+        if len(held) > 8:
+            grads += ", …"
+        text = "Backward pass complete."
+        if grads:
+            text += f" Gradients of the leaves: {grads}."
+        return text

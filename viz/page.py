@@ -1,0 +1,157 @@
+"""The standalone HTML player: one self-contained page (or ``<div>``) per step-through.
+
+The page holds the SVG template rendered at the first step, the CSS, the
+frames as compact per-step changes (``step_payload``) and a small inline script
+(``assets/player.js``) that swaps classes and texts; no kernel, no network,
+works offline.  The panel and the legend here are shared with the widget.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+
+from .template import SvgTemplate, companion_strings, css, grad_strings, script
+from .view import node_key
+
+__all__ = ["SPEEDS", "LEGEND", "legend", "panel_html", "player_fragment", "player_html"]
+
+SPEEDS = (("slow", 1400), ("normal", 700), ("fast", 300), ("very fast", 100))
+
+
+def panel_html(title: str, text: str) -> str:
+    """The side panel: a bold title and the step's text (kept as plain, escaped text)."""
+    return (
+        f'<div class="mg-panel"><div class="mg-title">{html.escape(title)}</div>'
+        f'<div class="mg-text">{html.escape(text)}</div></div>'
+    )
+
+
+LEGEND = (
+    '<div class="mg-legend">'
+    '<span><i style="border-color:#d62728"></i>current</span>'
+    '<span><i style="border-color:#ff7f0e;background:#ffe8cc"></i>receiving a gradient</span>'
+    '<span><i style="border-color:#2ca02c"></i>has a gradient</span>'
+    '<span><i style="border-color:#9467bd;border-style:dashed"></i>'
+    "used several times: contributions add up</span></div>"
+)
+# added to the legend when saved values are drawn
+_FREED_KEY = ('<span><s style="opacity:0.45">saved</s> saved value released after its '
+              "node's backward</span>")
+
+
+def legend(template: SvgTemplate | None = None) -> str:
+    """The colour key under the panel (with the struck-through saved value when drawn)."""
+    if template is None or all(el.endswith("_released") for el, _ in template.companions):
+        return LEGEND
+    return LEGEND.replace("</div>", _FREED_KEY + "</div>")
+
+
+def step_payload(frames, template: SvgTemplate | None, grad_text, start: int = 0) -> dict:
+    """The frames as per-step changes, the compact form the inline script replays.
+
+    ``c`` lists ``[element index, class combination]`` pairs that changed since
+    the previous step, ``g`` the ``[grad slot, text index]`` pairs (``-1``: the
+    node holds no gradient yet), ``s`` the ``[companion index, state]`` pairs
+    (``""``, ``"hidden"``, ``"freed"``).
+    """
+    elements = list(frames.elements)
+    position = {node_key(n): i for i, n in enumerate(frames.nodes)}
+    grad_nodes = template.grad_nodes if template is not None else []
+    slot_nodes = [(position[el], frames.nodes[position[el]]) for el in grad_nodes]
+    gtexts: list[str] = []
+    gindex: dict[str, int] = {}
+    values = frames.grad_values
+    frame_list = []
+    prev_codes = prev_g = None
+    prev_s = [""] * (len(template.companions) if template is not None else 0)
+    for k, fr in enumerate(frames.frames):
+        row = frames.codes[k].tolist()
+        if prev_codes is None:
+            delta = [[i, c] for i, c in enumerate(row) if c]
+        else:
+            delta = [[i, c] for i, (c, p) in enumerate(zip(row, prev_codes)) if c != p]
+        grow = frames.grad_codes[k].tolist()
+        g = []
+        for j, (pos, node) in enumerate(slot_nodes):
+            code = grow[pos]
+            if prev_g is not None and code == prev_g[pos]:
+                continue
+            if code < 0:
+                g.append([j, -1])
+                continue
+            text = grad_text(node, values[code])
+            if text not in gindex:
+                gindex[text] = len(gtexts)
+                gtexts.append(text)
+            g.append([j, gindex[text]])
+        states = companion_strings(frames, template, k)
+        sdelta = [[j, st] for j, (st, p) in enumerate(zip(states, prev_s)) if st != p]
+        prev_codes, prev_g, prev_s = row, grow, states
+        frame_list.append({"t": fr.title, "x": fr.text, "c": delta, "g": g, "s": sdelta})
+    return {
+        "elements": elements,
+        "combos": frames.combos,
+        "frames": frame_list,
+        "grad_nodes": [elements.index(el) for el in grad_nodes],
+        "companions": [list(c) for c in template.companions] if template is not None else [],
+        "no_grad": [grad_text(node, None) for _, node in slot_nodes],
+        "gtexts": gtexts,
+        "start": start,
+    }
+
+
+def player_fragment(frames, template: SvgTemplate | None, grad_text, *, start: int = 0,
+                    note: str | None = None, speed: str = "normal") -> str:
+    """The player as an HTML fragment: a ``<div>`` with its CSS, data and script."""
+    n = len(frames)
+    payload = step_payload(frames, template, grad_text, start)
+    # Inside <script>, "</script", "<!--" or "<script" in a label would end or derail
+    # the data block; "<" only occurs inside JSON strings, where \u003c means the same.
+    data = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
+    if template is not None:
+        classes = frames.class_strings(start)
+        graph = template.render(classes, grad_strings(frames, start, grad_text),
+                                companion_strings(frames, template, start, classes))
+    else:
+        graph = f'<div class="mg-nograph">{html.escape(note or "(no graph drawing)")}</div>'
+    f0 = frames[start]
+    options = "".join(
+        f'<option value="{ms}"{" selected" if name == speed else ""}>{name}</option>'
+        for name, ms in SPEEDS
+    )
+    return (
+        f'<div class="mg-stepper mg-player" tabindex="0" data-mg-step="{start}">'
+        f"<style>{css()}</style>"
+        '<div class="mg-controls">'
+        '<button type="button" data-act="first" title="Jump to the start">« Start</button>'
+        '<button type="button" data-act="prev" title="Previous step">◀ Prev</button>'
+        '<button type="button" data-act="play" title="Play / pause">▶ Play</button>'
+        '<button type="button" data-act="next" title="Next step">Next ▶</button>'
+        '<button type="button" data-act="last" title="Jump to the end">End »</button>'
+        f'<input type="range" class="mg-slider" min="0" max="{n - 1}" value="{start}" '
+        'aria-label="step">'
+        f'<label>speed <select class="mg-speed">{options}</select></label>'
+        f'<span class="mg-counter">step {start + 1} / {n}</span></div>'
+        f'<div class="mg-graph">{graph}</div>'
+        f"{panel_html(f0.title, f0.text)}{legend(template)}"
+        f'<script type="application/json" class="mg-data">{data}</script>'
+        f"<script>{script()}</script></div>"
+    )
+
+
+def player_html(frames, template: SvgTemplate | None, grad_text, *,
+                title: str = "minigrad step-through", note: str | None = None,
+                speed: str = "normal") -> str:
+    """One self-contained HTML page: inline SVG, CSS and script; works offline."""
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{html.escape(title)}</title>"
+        "<style>body{margin:16px;max-width:1200px}"
+        "h1{font:600 18px system-ui,sans-serif}</style></head><body>"
+        f"<h1>{html.escape(title)}</h1>"
+        f"{player_fragment(frames, template, grad_text, note=note, speed=speed)}"
+        "</body></html>\n"
+    )
