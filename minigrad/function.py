@@ -54,7 +54,8 @@ from .autograd.grad_mode import no_grad
 from .autograd.node import Node, op_node
 from .autograd.registry import Op
 from .autograd.state import grad_enabled
-from .tensor import Tensor, constant
+from .tensor import Tensor
+from .tensor_args import constant
 from .value import Value
 
 __all__ = ["Function", "FunctionCtx"]
@@ -81,7 +82,7 @@ class FunctionCtx:
         out = []
         for kind, v in zip(self._kinds, self._saved):
             if kind == "tensor":
-                out.append(constant(v))
+                out.append(constant(Tensor, v))
             elif kind == "value":
                 out.append(Value(v, requires_grad=False))
             else:
@@ -253,7 +254,7 @@ def _run_backward(cls, ctx, g, saved):
     ctx._saved = saved
     try:
         with no_grad():
-            result = cls.backward(ctx, g if scalar else constant(g))
+            result = cls.backward(ctx, g if scalar else constant(Tensor, g))
     finally:
         ctx._saved = None
     if not isinstance(result, tuple):

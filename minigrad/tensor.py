@@ -22,25 +22,31 @@ import warnings
 import numpy as np
 
 from . import tensor_ops as ops
-from .autograd.ids import next_id
 from .autograd.inplace import mark_modified
-from .autograd.node import Node, announce, init_node, op_node
-from .autograd.registry import SAVES, Op, get_op
-from .autograd.state import GRAD_OFF, HOOKS, STATE
+from .autograd.node import Node, init_node, op_node
+from .autograd.registry import Op, get_op
+from .autograd.state import GRAD_OFF, STATE
 from .formatting import array_to_string
 from .tensor_args import (
-    NUMBERS,
+    as_array_result,
     as_int,
     as_number,
     axis_arg,
     bound_arg,
     check_differentiable,
+    constant,
     index_arg,
+    inplace_operand,
+    lift,
+    numpy_call,
     op_error,
-    promote,
+    pad_widths,
+    prepare_dtypes,
+    reduction_axis,
     shape_arg,
     to_array,
 )
+from .tensor_operators import binary_method, unary_method
 
 __all__ = ["Tensor", "apply_op"]
 
@@ -50,115 +56,7 @@ asarray = np.asarray
 float32 = np.dtype(np.float32)
 
 
-# ``a * b``, ``x.tanh()`` ...: ``apply_op`` specialised for one and two inputs, with
-# the node creation written out and the op bound in a closure.  They run for every
-# elementwise op, and each Python call or generic loop is a visible share of a 4x4
-# op's cost (benchmarks/tensor_ops.py); this way ``a * b`` runs one Python function.
-# An op that is one numpy ufunc (``_ufunc_op``: add, mul, tanh ...) is run here as
-# that ufunc, keeping what the op says it saves, without calling its forward.
-# Their ops have no settings: their nodes get ``attrs=None`` and their rules are
-# called without keywords.
-def _keep(op) -> int:
-    """What a one-ufunc op saves, as its position in ``SAVES``; -1 for any other op."""
-    return -1 if op.ufunc is None else SAVES.index(op.saves)
-
-
-def _binary_method(op, name: str, reflected: bool = False, doc: str | None = None):
-    """The Tensor method ``name``: ``op(self, other)``, or ``op(other, self)`` if reflected."""
-    elementwise = op.elementwise
-    forward = op.forward  # (ops are frozen records: bind once)
-    ufunc = op.ufunc
-    keep = _keep(op)
-
-    def binary(a, b):  # ``a`` is a Tensor: self, or the lifted operand of a reflected op
-        if type(b) is not Tensor and not isinstance(b, Tensor):
-            b = lift(b, a.data.dtype, op.name)
-        ad = a.data
-        bd = b.data
-        same_dtype = ad.dtype is bd.dtype
-        if not same_dtype:
-            ad, bd = promote(ad, bd)
-        try:
-            if ufunc is None:
-                out, saved = forward(ad, bd)
-            else:
-                out = ufunc(ad, bd)
-        except (ValueError, TypeError) as err:
-            raise op_error(op, (a, b), {}, err) from None
-        if type(out) is not ndarray:  # a 0-d result: numpy gives a scalar
-            out, saved = _as_array(out, saved if ufunc is None else ())
-        if not ((a.requires_grad or b.requires_grad)
-                and (not GRAD_OFF[0] or STATE.grad_enabled)):
-            return constant(out)  # no gradient can flow: a constant, not a graph node
-        if keep >= 0:  # the ufunc path: save what the op's own forward saves
-            saved = (ad, bd) if keep == 1 else (out,) if keep == 2 else ()
-        node = _new(Tensor)
-        node.data = out
-        node.grad = None
-        node.requires_grad = True
-        node.op = op
-        node.parents = (a, b)
-        node.saved = saved
-        # An elementwise op's rules return gradients in the output's shape and dtype.
-        # They fit as they come if numpy promoted nothing and broadcast no input
-        # that gets a gradient (``x * 2`` fits, ``x + bias`` does not).
-        if not (elementwise and same_dtype):
-            node.grads_fit_inputs = False
-        elif a.requires_grad and b.requires_grad:
-            node.grads_fit_inputs = ad.shape == bd.shape
-        else:
-            node.grads_fit_inputs = (ad if a.requires_grad else bd).shape == out.shape
-        node.attrs = None
-        node.id = next_id()
-        node.label = None
-        node.trace = None
-        if HOOKS[0]:
-            announce(node)
-        return node
-
-    if reflected:
-        def method(self, other):
-            return binary(lift(other, self.data.dtype, op.name), self)
-    else:
-        method = binary
-    method.__name__ = name
-    method.__qualname__ = f"Tensor.{name}"
-    method.__doc__ = doc or (f"``other {op.symbol} self`` (op '{op.name}')" if reflected
-                             else f"``self {op.symbol} other`` (op '{op.name}')")
-    return method
-
-
-def _unary_method(op, name: str, doc: str | None = None):
-    """The Tensor method ``name``: ``op(self)``."""
-    elementwise = op.elementwise
-    float_only = op.float_only
-    forward = op.forward
-    ufunc = op.ufunc
-    keep = _keep(op)
-
-    def method(x):
-        xd = x.data
-        # (An input that requires grad is floating: only constants can need the cast.)
-        if float_only and not x.requires_grad and xd.dtype.kind != "f":
-            xd = xd.astype(float32)
-        if ufunc is None:
-            out, saved = forward(xd)
-        else:
-            out = ufunc(xd)
-        if type(out) is not ndarray:  # a 0-d result: numpy gives a scalar
-            out, saved = _as_array(out, saved if ufunc is None else ())
-        if keep >= 0:  # the ufunc path: save what the op's own forward saves
-            saved = (xd,) if keep == 1 else (out,) if keep == 2 else ()
-        # (one input, which if it requires grad is float: its gradient is never cast)
-        return op_node(Tensor, op, out, (x,), saved, None, elementwise)
-
-    method.__name__ = name
-    method.__qualname__ = f"Tensor.{name}"
-    method.__doc__ = doc or f"Elementwise {op.name} (op '{op.name}')."
-    return method
-
-
-_gelu_exact = _unary_method(ops.GELU, "gelu")
+_gelu_exact = unary_method(ops.GELU, "gelu")
 
 
 class Tensor(Node):
@@ -296,7 +194,7 @@ class Tensor(Node):
     # --- graph bookkeeping ----------------------------------------------------------------
     def detach(self) -> Tensor:
         """A new leaf sharing this data, with no history and no gradient."""
-        return constant(self.data, self.label)
+        return constant(Tensor, self.data, self.label)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Switch gradient tracking for this leaf on (or off), in place; returns self."""
@@ -349,15 +247,7 @@ class Tensor(Node):
                 f"in-place '{symbol}=' on a leaf that requires grad, with grad mode on. "
                 f"Parameter updates belong in `with minigrad.no_grad():` (then "
                 f"w {symbol}= ... changes w.data in place and w stays the same leaf).")
-        value = other.data if isinstance(other, Tensor) else np.asarray(other)
-        try:
-            shape = np.broadcast_shapes(self.data.shape, value.shape)
-        except ValueError:
-            shape = None
-        if shape != self.data.shape:
-            raise ValueError(
-                f"in-place '{symbol}=': a value of shape {value.shape} cannot update a "
-                f"tensor of shape {self.data.shape} (the result must keep the tensor's shape)")
+        value = inplace_operand(self, other, symbol)
         try:
             ufunc(self.data, value, out=self.data, casting="same_kind")
         except TypeError as err:  # numpy's UFuncTypeError subclasses TypeError
@@ -380,24 +270,24 @@ class Tensor(Node):
         return self._inplace(other, np.true_divide, "/")
 
     # --- arithmetic (the hot path: see _binary_method) ------------------------------
-    __add__ = _binary_method(ops.ADD, "__add__")
-    __radd__ = _binary_method(ops.ADD, "__radd__", reflected=True)
-    __sub__ = _binary_method(ops.SUB, "__sub__")
-    __rsub__ = _binary_method(ops.SUB, "__rsub__", reflected=True)
-    __mul__ = _binary_method(ops.MUL, "__mul__")
-    __rmul__ = _binary_method(ops.MUL, "__rmul__", reflected=True)
-    __truediv__ = _binary_method(ops.DIV, "__truediv__")
-    __rtruediv__ = _binary_method(ops.DIV, "__rtruediv__", reflected=True)
-    __pow__ = _binary_method(ops.POW, "__pow__")
-    __rpow__ = _binary_method(ops.POW, "__rpow__", reflected=True)
-    __matmul__ = _binary_method(ops.MATMUL, "__matmul__")
-    __rmatmul__ = _binary_method(ops.MATMUL, "__rmatmul__", reflected=True)
-    matmul = _binary_method(ops.MATMUL, "matmul")
-    __neg__ = _unary_method(ops.NEG, "__neg__")
-    __abs__ = _unary_method(ops.ABS, "__abs__")
-    maximum = _binary_method(ops.MAXIMUM, "maximum",
+    __add__ = binary_method(ops.ADD, "__add__")
+    __radd__ = binary_method(ops.ADD, "__radd__", reflected=True)
+    __sub__ = binary_method(ops.SUB, "__sub__")
+    __rsub__ = binary_method(ops.SUB, "__rsub__", reflected=True)
+    __mul__ = binary_method(ops.MUL, "__mul__")
+    __rmul__ = binary_method(ops.MUL, "__rmul__", reflected=True)
+    __truediv__ = binary_method(ops.DIV, "__truediv__")
+    __rtruediv__ = binary_method(ops.DIV, "__rtruediv__", reflected=True)
+    __pow__ = binary_method(ops.POW, "__pow__")
+    __rpow__ = binary_method(ops.POW, "__rpow__", reflected=True)
+    __matmul__ = binary_method(ops.MATMUL, "__matmul__")
+    __rmatmul__ = binary_method(ops.MATMUL, "__rmatmul__", reflected=True)
+    matmul = binary_method(ops.MATMUL, "matmul")
+    __neg__ = unary_method(ops.NEG, "__neg__")
+    __abs__ = unary_method(ops.ABS, "__abs__")
+    maximum = binary_method(ops.MAXIMUM, "maximum",
         doc="Elementwise larger value; a tie shares the gradient half and half.")
-    minimum = _binary_method(ops.MINIMUM, "minimum",
+    minimum = binary_method(ops.MINIMUM, "minimum",
         doc="Elementwise smaller value; a tie shares the gradient half and half.")
 
     def __pos__(self):
@@ -423,19 +313,19 @@ class Tensor(Node):
         return _compare(np.not_equal, self, other)
 
     def all(self, axis=None, keepdims=False) -> Tensor:
-        return constant(asarray(self.data.all(axis, keepdims=keepdims)))
+        return constant(Tensor, asarray(self.data.all(axis, keepdims=keepdims)))
 
     def any(self, axis=None, keepdims=False) -> Tensor:
-        return constant(asarray(self.data.any(axis, keepdims=keepdims)))
+        return constant(Tensor, asarray(self.data.any(axis, keepdims=keepdims)))
 
     # --- elementwise functions ----------------------------------------------------------
-    exp = _unary_method(ops.EXP, "exp")
-    log = _unary_method(ops.LOG, "log")
-    sqrt = _unary_method(ops.SQRT, "sqrt")
-    abs = _unary_method(ops.ABS, "abs")
-    tanh = _unary_method(ops.TANH, "tanh")
-    sigmoid = _unary_method(ops.SIGMOID, "sigmoid")
-    relu = _unary_method(ops.RELU, "relu")
+    exp = unary_method(ops.EXP, "exp")
+    log = unary_method(ops.LOG, "log")
+    sqrt = unary_method(ops.SQRT, "sqrt")
+    abs = unary_method(ops.ABS, "abs")
+    tanh = unary_method(ops.TANH, "tanh")
+    sigmoid = unary_method(ops.SIGMOID, "sigmoid")
+    relu = unary_method(ops.RELU, "relu")
 
     def leaky_relu(self, negative_slope: float = 0.01):
         return apply_op(ops.LEAKY_RELU, self,
@@ -472,21 +362,21 @@ class Tensor(Node):
     # (``dtype``/``out`` are there because ``np.sum(t)``, ``np.mean(t)``, ``np.max(t)``
     # call these methods with them: see ``_numpy_call``.)
     def sum(self, axis=None, keepdims: bool = False, *, dtype=None, out=None):
-        return _reduce(ops.SUM, _numpy_call(self, "sum", dtype, out), axis, keepdims)
+        return _reduce(ops.SUM, numpy_call(self, "sum", dtype, out), axis, keepdims)
 
     def mean(self, axis=None, keepdims: bool = False, *, dtype=None, out=None):
-        return _reduce(ops.MEAN, _numpy_call(self, "mean", dtype, out), axis, keepdims)
+        return _reduce(ops.MEAN, numpy_call(self, "mean", dtype, out), axis, keepdims)
 
     def max(self, axis=None, keepdims: bool = False, *, out=None):
         """Largest value(s); tied maxima share the gradient equally."""
-        return _reduce(ops.MAX, _numpy_call(self, "max", None, out), axis, keepdims)
+        return _reduce(ops.MAX, numpy_call(self, "max", None, out), axis, keepdims)
 
     def min(self, axis=None, keepdims: bool = False, *, out=None):
-        return _reduce(ops.MIN, _numpy_call(self, "min", None, out), axis, keepdims)
+        return _reduce(ops.MIN, numpy_call(self, "min", None, out), axis, keepdims)
 
     def var(self, axis=None, keepdims: bool = False, ddof: int = 0):
         """Variance (numpy's default ddof=0; PyTorch's default is ddof=1)."""
-        axis = _reduction_axis(axis, self, "var")
+        axis = reduction_axis(axis, self, "var")
         return apply_op(ops.VAR, self, axis=axis, keepdims=bool(keepdims), ddof=int(ddof))
 
     def std(self, axis=None, keepdims: bool = False, ddof: int = 0):
@@ -506,11 +396,11 @@ class Tensor(Node):
     def argmax(self, axis=None, keepdims: bool = False) -> Tensor:
         """Index of the largest value (the first one on a tie); not differentiable."""
         axis = axis_arg(axis, self, "argmax", single=True)
-        return constant(asarray(np.argmax(self.data, axis=axis, keepdims=keepdims)))
+        return constant(Tensor, asarray(np.argmax(self.data, axis=axis, keepdims=keepdims)))
 
     def argmin(self, axis=None, keepdims: bool = False) -> Tensor:
         axis = axis_arg(axis, self, "argmin", single=True)
-        return constant(asarray(np.argmin(self.data, axis=axis, keepdims=keepdims)))
+        return constant(Tensor, asarray(np.argmin(self.data, axis=axis, keepdims=keepdims)))
 
     # --- shape ---------------------------------------------------------------------------
     def reshape(self, *shape):
@@ -590,21 +480,7 @@ class Tensor(Node):
 
     def pad(self, pad_width, value: float = 0.0):
         """Constant padding; ``pad_width`` as in numpy: int, (before, after), or a pair per axis."""
-        try:
-            widths = asarray(pad_width)
-        except ValueError:  # ragged nesting
-            widths = None
-        if widths is None or widths.dtype.kind not in "iu":
-            raise TypeError(f"pad: pad_width must be an int, a pair of ints or a pair per "
-                            f"axis, got {pad_width!r}")
-        try:
-            widths = np.broadcast_to(widths, (self.data.ndim, 2))
-        except ValueError:
-            raise ValueError(f"pad: pad_width {pad_width!r} does not fit a tensor of shape "
-                             f"{self.data.shape}") from None
-        if (widths < 0).any():
-            raise ValueError(f"pad: negative pad_width {pad_width!r}")
-        widths = tuple((int(a), int(b)) for a, b in widths)
+        widths = pad_widths(pad_width, self)
         return apply_op(ops.PAD, self, pad_width=widths, value=as_number(value, "pad", "value"))
 
     def __getitem__(self, index):
@@ -616,7 +492,7 @@ class Tensor(Node):
         if dtype == self.data.dtype:
             return self
         if dtype.kind != "f":
-            return constant(self.data.astype(dtype))
+            return constant(Tensor, self.data.astype(dtype))
         return apply_op(ops.CAST, self, dtype=dtype)
 
     def float(self) -> Tensor:
@@ -631,36 +507,6 @@ def _rebuild(cls, data, requires_grad, label, grad) -> Tensor:
     t = cls(data, requires_grad=requires_grad, dtype=data.dtype, name=label)
     t.grad = grad
     return t
-
-
-def constant(arr, label=None) -> Tensor:
-    """A constant leaf (no gradient) around ``arr``, without the constructor's checks."""
-    return init_node(_new(Tensor), arr, label=label)
-
-
-def lift(x, like: np.dtype | None, op_name: str) -> Tensor:
-    """A non-tensor operand as a constant tensor whose dtype does not promote ``like``.
-
-    A Python float next to a float32 tensor becomes float32 (next to an integer
-    tensor, float32 too: int + 0.5 is a float32 result, as in PyTorch).
-    """
-    if isinstance(x, Tensor):
-        return x
-    if isinstance(x, NUMBERS):  # numpy scalars count as numbers too, as in PyTorch
-        if like is not None and like.kind == "f":
-            return constant(np.array(x, dtype=like))
-        if isinstance(x, (float, np.floating)):
-            return constant(np.array(x, dtype=float32))
-        return constant(np.array(x))
-    if isinstance(x, Node):
-        raise TypeError(f"{op_name}: a tensor op cannot take a {type(x).__name__}; "
-                        "the scalar and tensor engines do not mix")
-    try:
-        arr = to_array(x)
-    except TypeError:
-        raise TypeError(f"{op_name}: unsupported operand of type {type(x).__name__} "
-                        "for a Tensor op") from None
-    return constant(arr)
 
 
 # --- building nodes ---------------------------------------------------------------------
@@ -688,7 +534,7 @@ def apply_op(op, *inputs, **attrs) -> Tensor:
         tensors = inputs
     datas = [t.data for t in tensors]
     if op.float_only or op.promote:
-        _prepare(op, datas)
+        prepare_dtypes(op, datas)
     try:
         out, saved = op.forward(*datas, **attrs)
     except (ValueError, IndexError, TypeError) as err:
@@ -728,66 +574,18 @@ def _lift_all(inputs, op) -> tuple:
         if isinstance(x, Tensor) and x.data.dtype.kind == "f":
             like = x.data.dtype
             break
-    return tuple(x if isinstance(x, Tensor) else lift(x, like, op.name) for x in inputs)
-
-
-def _prepare(op, datas) -> None:
-    """dtype fixes before forward: int/bool inputs of float ops become float."""
-    if op.float_only and datas and datas[0].dtype.kind != "f":
-        datas[0] = datas[0].astype(float32)
-    promote = op.promote
-    if promote:  # PyTorch's rules, as in ``promote``
-        part = slice(None) if promote is True else promote
-        idx = range(len(datas))[part]
-        floats = [datas[i] for i in idx if datas[i].dtype.kind == "f"]
-        if floats:
-            # operands with dimensions decide; 0-d ones only if they are all there is
-            shaped = [d.dtype for d in floats if d.ndim]
-            target = np.result_type(*(shaped or [d.dtype for d in floats]))
-            for i in idx:
-                d = datas[i]
-                if d.dtype != target and (d.dtype.kind != "f" or (shaped and not d.ndim)):
-                    datas[i] = d.astype(target)
-
-
-def _as_array(out, saved):
-    """A 0-d result as an array, and the forward's saved values with the result (which
-    ``tanh``, ``relu`` ... keep for backward) replaced by that same array, so that the
-    node's saved output *is* its data, as for any other shape."""
-    arr = asarray(out)
-    return arr, tuple(arr if v is out else v for v in saved)
+    return tuple(x if isinstance(x, Tensor) else lift(Tensor, x, like, op.name) for x in inputs)
 
 
 def _node(op, out, parents, saved, attrs) -> Tensor:
     if out.__class__ is not ndarray:  # a 0-d result: numpy gives a scalar
-        out, saved = _as_array(out, saved)
+        out, saved = as_array_result(out, saved)
     # (a general op: the engine checks each gradient it returns)
     return op_node(Tensor, op, out, parents, saved, attrs)
 
 
-def _numpy_call(t, name, dtype=None, out=None) -> Tensor:
-    """The extra arguments numpy passes when ``np.sum(t)`` defers to ``t.sum(...)``.
-
-    ``dtype`` casts first (a differentiable ``astype``); ``out`` cannot work, since a
-    graph op always makes a new tensor, so it is a clear error, not a numpy one.
-    """
-    if out is not None:
-        raise TypeError(f"{name}: out= is not supported: a tensor op makes a new tensor "
-                        f"(write r = t.{name}(...) instead)")
-    return t if dtype is None else t.astype(dtype)
-
-
-def _reduction_axis(axis, x, op_name):
-    """A validated reduction axis; for a 0-d tensor, None (it has no axis to reduce:
-    ``axis=0``, ``-1`` or ``(0,)`` leave its one value as it is, as in PyTorch)."""
-    if axis is None:
-        return None
-    axis = axis_arg(axis, x, op_name)
-    return None if x.data.ndim == 0 else axis
-
-
 def _reduce(op, x, axis, keepdims) -> Tensor:
-    return apply_op(op, x, axis=_reduction_axis(axis, x, op.name), keepdims=bool(keepdims))
+    return apply_op(op, x, axis=reduction_axis(axis, x, op.name), keepdims=bool(keepdims))
 
 
 def _compare(ufunc, a, b) -> Tensor:
@@ -795,7 +593,7 @@ def _compare(ufunc, a, b) -> Tensor:
     if isinstance(bd, Node):
         return NotImplemented
     try:
-        return constant(asarray(ufunc(a.data, bd)))
+        return constant(Tensor, asarray(ufunc(a.data, bd)))
     except (ValueError, TypeError) as err:
         other = np.shape(bd)
         raise ValueError(f"{ufunc.__name__}: cannot compare shapes {a.data.shape} and "

@@ -12,14 +12,16 @@ import numbers
 
 import numpy as np
 
-from .autograd.node import Node
+from .autograd.node import Node, init_node
 
 __all__ = [
     "to_array", "check_differentiable", "NUMBERS", "promote", "as_number", "scalar_value",
     "as_index", "as_int", "size_arg", "bound_arg", "shape_arg", "axis_arg", "index_arg",
-    "op_error",
+    "op_error", "constant", "lift", "prepare_dtypes", "as_array_result", "numpy_call",
+    "reduction_axis", "inplace_operand", "pad_widths",
 ]
 
+_new = object.__new__
 ndarray = np.ndarray
 asarray = np.asarray
 float32 = np.dtype(np.float32)
@@ -251,3 +253,118 @@ def op_error(op, tensors, attrs, err) -> Exception:
     if isinstance(err, TypeError):
         return TypeError(msg)
     return ValueError(msg)
+
+
+# --- constants: non-tensor operands as tensors ------------------------------------------
+def constant(cls, arr, label=None):
+    """A constant leaf of the engine class ``cls`` (no gradient) around ``arr``, without
+    the constructor's checks."""
+    return init_node(_new(cls), arr, label=label)
+
+
+def lift(cls, x, like: np.dtype | None, op_name: str):
+    """A non-tensor operand as a constant tensor whose dtype does not promote ``like``.
+
+    A Python float next to a float32 tensor becomes float32 (next to an integer
+    tensor, float32 too: int + 0.5 is a float32 result, as in PyTorch).
+    """
+    if isinstance(x, cls):
+        return x
+    if isinstance(x, NUMBERS):  # numpy scalars count as numbers too, as in PyTorch
+        if like is not None and like.kind == "f":
+            return constant(cls, np.array(x, dtype=like))
+        if isinstance(x, (float, np.floating)):
+            return constant(cls, np.array(x, dtype=float32))
+        return constant(cls, np.array(x))
+    if isinstance(x, Node):
+        raise TypeError(f"{op_name}: a tensor op cannot take a {type(x).__name__}; "
+                        "the scalar and tensor engines do not mix")
+    try:
+        arr = to_array(x)
+    except TypeError:
+        raise TypeError(f"{op_name}: unsupported operand of type {type(x).__name__} "
+                        "for a Tensor op") from None
+    return constant(cls, arr)
+
+
+# --- dtypes and results ----------------------------------------------------------------
+def prepare_dtypes(op, datas) -> None:
+    """dtype fixes before forward: int/bool inputs of float ops become float."""
+    if op.float_only and datas and datas[0].dtype.kind != "f":
+        datas[0] = datas[0].astype(float32)
+    promote = op.promote
+    if promote:  # PyTorch's rules, as in ``promote``
+        part = slice(None) if promote is True else promote
+        idx = range(len(datas))[part]
+        floats = [datas[i] for i in idx if datas[i].dtype.kind == "f"]
+        if floats:
+            # operands with dimensions decide; 0-d ones only if they are all there is
+            shaped = [d.dtype for d in floats if d.ndim]
+            target = np.result_type(*(shaped or [d.dtype for d in floats]))
+            for i in idx:
+                d = datas[i]
+                if d.dtype != target and (d.dtype.kind != "f" or (shaped and not d.ndim)):
+                    datas[i] = d.astype(target)
+
+
+def as_array_result(out, saved):
+    """A 0-d result as an array, and the forward's saved values with the result (which
+    ``tanh``, ``relu`` ... keep for backward) replaced by that same array, so that the
+    node's saved output *is* its data, as for any other shape."""
+    arr = asarray(out)
+    return arr, tuple(arr if v is out else v for v in saved)
+
+
+def numpy_call(t, name, dtype=None, out=None):
+    """The extra arguments numpy passes when ``np.sum(t)`` defers to ``t.sum(...)``.
+
+    ``dtype`` casts first (a differentiable ``astype``); ``out`` cannot work, since a
+    graph op always makes a new tensor, so it is a clear error, not a numpy one.
+    """
+    if out is not None:
+        raise TypeError(f"{name}: out= is not supported: a tensor op makes a new tensor "
+                        f"(write r = t.{name}(...) instead)")
+    return t if dtype is None else t.astype(dtype)
+
+
+def reduction_axis(axis, x, op_name):
+    """A validated reduction axis; for a 0-d tensor, None (it has no axis to reduce:
+    ``axis=0``, ``-1`` or ``(0,)`` leave its one value as it is, as in PyTorch)."""
+    if axis is None:
+        return None
+    axis = axis_arg(axis, x, op_name)
+    return None if x.data.ndim == 0 else axis
+
+# --- helpers of Tensor's methods --------------------------------------------------------
+def inplace_operand(t, other, symbol: str) -> np.ndarray:
+    """The array ``t <symbol>= other`` adds in, checked: the result keeps ``t``'s shape."""
+    value = other.data if isinstance(other, Node) else np.asarray(other)
+    try:
+        shape = np.broadcast_shapes(t.data.shape, value.shape)
+    except ValueError:
+        shape = None
+    if shape != t.data.shape:
+        raise ValueError(
+            f"in-place '{symbol}=': a value of shape {value.shape} cannot update a "
+            f"tensor of shape {t.data.shape} (the result must keep the tensor's shape)")
+    return value
+
+
+def pad_widths(pad_width, t) -> tuple:
+    """``pad_width`` as in numpy (an int, (before, after), or a pair per axis), checked
+    and spelled out as one (before, after) pair of ints per axis of ``t``."""
+    try:
+        widths = asarray(pad_width)
+    except ValueError:  # ragged nesting
+        widths = None
+    if widths is None or widths.dtype.kind not in "iu":
+        raise TypeError(f"pad: pad_width must be an int, a pair of ints or a pair per "
+                        f"axis, got {pad_width!r}")
+    try:
+        widths = np.broadcast_to(widths, (t.data.ndim, 2))
+    except ValueError:
+        raise ValueError(f"pad: pad_width {pad_width!r} does not fit a tensor of shape "
+                         f"{t.data.shape}") from None
+    if (widths < 0).any():
+        raise ValueError(f"pad: negative pad_width {pad_width!r}")
+    return tuple((int(a), int(b)) for a, b in widths)

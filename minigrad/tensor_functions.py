@@ -13,8 +13,8 @@ import numpy as np
 
 from . import tensor_ops as ops
 from .random import generator as pick_generator
-from .tensor import Tensor, apply_op, constant, lift
-from .tensor_args import as_int, scalar_value, size_arg, to_array
+from .tensor import Tensor, apply_op
+from .tensor_args import as_int, constant, lift, scalar_value, size_arg, to_array
 
 __all__ = [
     "arange", "cat", "concatenate", "full", "maximum", "minimum", "ones",
@@ -65,7 +65,7 @@ def _either(method, a, b, op_name) -> Tensor:
     if not isinstance(a, Tensor):
         if not isinstance(b, Tensor):
             raise TypeError(f"{op_name}: give at least one Tensor (for arrays use np.{op_name})")
-        a = lift(a, b.data.dtype, op_name)
+        a = lift(Tensor, a, b.data.dtype, op_name)
     return method(a, b)
 
 
@@ -75,7 +75,7 @@ def where(condition, a, b) -> Tensor:
     if cond.dtype != bool:
         raise TypeError(f"where: the condition must be a bool tensor (e.g. x > 0), got dtype "
                         f"{cond.dtype}")
-    cond_t = condition if isinstance(condition, Tensor) else constant(cond)
+    cond_t = condition if isinstance(condition, Tensor) else constant(Tensor, cond)
     return apply_op(ops.WHERE, cond_t, a, b)
 
 

@@ -23,19 +23,11 @@ class GradcheckError(AssertionError):
     """The analytic and numerical gradients disagree."""
 
 
-def _engine_class(x) -> type:
-    """The engine class of a node (``Tensor`` for an ``nn.Parameter``, ``Value`` for a
-    Value): the class right below ``Node``.  Subclasses may fix their own dtype
-    (a Parameter is float32), which would defeat the float64 copy."""
-    for cls in type(x).__mro__:
-        if Node in cls.__bases__:
-            return cls
-    return type(x)
-
-
 def _float64_copy(x):
     """A float64 leaf with the same value, so finite differences are accurate."""
-    cls = _engine_class(x)
+    # (the engine class, not the node's own: a Parameter is float32, which would
+    # defeat the float64 copy)
+    cls = x.engine_class
     data = np.array(x.data, dtype=np.float64) if isinstance(x.data, np.ndarray) else float(x.data)
     copy = cls(data, requires_grad=x.requires_grad)
     copy.label = x.label  # so that an error can name the input

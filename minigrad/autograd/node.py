@@ -57,6 +57,16 @@ class Node:
         "__weakref__",
     )
 
+    #: The class an op on this node makes its result of: the engine class right below
+    #: ``Node`` (``Value``, ``Tensor``), also for a subclass of it (an ``nn.Parameter``
+    #: times a tensor is a plain ``Tensor``).  Set by ``__init_subclass__``.
+    engine_class: type
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if Node in cls.__bases__:
+            cls.engine_class = cls
+
     @property
     def is_leaf(self) -> bool:
         """A leaf was made by the user (or is a constant), not by an op."""

@@ -33,7 +33,8 @@ PACKAGES = ("minigrad", "viz", "exercises")
 LAYERS = [
     ("autograd", ["minigrad.autograd", "minigrad.autograd.*", "minigrad.formatting"]),
     ("engines", ["minigrad.random", "minigrad.value", "minigrad.scalar_ops",
-                 "minigrad.tensor", "minigrad.tensor_args", "minigrad.tensor_functions",
+                 "minigrad.tensor", "minigrad.tensor_args", "minigrad.tensor_operators",
+                 "minigrad.tensor_functions",
                  "minigrad.tensor_ops",
                  "minigrad.tensor_ops.*", "minigrad.function", "minigrad.memory"]),
     ("functional", ["minigrad.functional", "minigrad.functional.*"]),
