@@ -7,8 +7,8 @@ are written by ``minigrad.formatting.format_number`` with the stepper's
 names are the ones the ``GraphView`` gives (``viz.view``), so the panel and the
 picture agree.
 
-The op formulas are read off ``op.formula`` (``_slots``, ``_formula_var``,
-``_deriv_text``): ``"∂/∂a = b,  ∂/∂b = a"`` gives one part per input.
+The op formulas are read off ``op.formulas``, one per input (``_slots``,
+``_formula_var``, ``_deriv_text``): ``("∂/∂a = b", "∂/∂b = a")``.
 """
 
 from __future__ import annotations
@@ -116,22 +116,20 @@ def view_kind(vn) -> str:
 
 
 # --- op formulas -------------------------------------------------------------------
-_INFIX = {"add", "sub", "mul", "div", "pow", "matmul"}
 _PART = re.compile(r"^∂[^/\s]*/∂(\w+)\s*=")
 
 
 def _slots(op, arity: int) -> tuple[list[str], list[str] | None]:
-    """Input names and one formula per input, read off ``op.formula``.
+    """Input names and one formula per input, from the op's ``formulas``.
 
-    Scalar formulas read ``"∂/∂a = b,  ∂/∂b = a"``: split at ``",  "`` we get one
-    part per input and each part names its input.  When the formula does not
-    split that way, inputs are called x (unary), a, b (binary) or x1, x2, ...
-    and the whole formula is shown.
+    Each formula names its input (``"∂/∂a = b"``, ``"∂/∂b = a"``).  When they do
+    not (a custom Function's one docstring formula, a variadic op's ``xₖ``),
+    inputs are called x (unary), a, b (binary) or x1, x2, ... and the whole
+    formula is shown.
     """
-    formula = (getattr(op, "formula", "") or "").strip()
-    parts = [p.strip() for p in re.split(r",\s{2,}", formula)] if formula else []
-    if len(parts) == arity and all(_PART.match(p) for p in parts):
-        return [_PART.match(p).group(1) for p in parts], parts
+    formulas = list(getattr(op, "formulas", ()) or ())
+    if formulas and len(formulas) == arity and all(_PART.match(f) for f in formulas):
+        return [_PART.match(f).group(1) for f in formulas], formulas
     if arity == 1:
         names = ["x"]
     elif arity == 2:
@@ -245,7 +243,7 @@ class Narrator:
         attrs = node.attrs or {}
         kw = ", ".join(f"{k}={_fmt_attr(v, self.digits)}" for k, v in sorted(attrs.items())
                        if _plain(v))
-        if op.name in _INFIX and len(parents) == 2 and not kw:
+        if getattr(op, "infix", False) and len(parents) == 2 and not kw:
             s = f" {op.symbol} "
             return (s.join(name(p) for p in parents),
                     s.join(self.operand(p) for p in parents))

@@ -511,3 +511,19 @@ def test_panel_names_the_edge_slot_and_the_formula_variable():
     assert to_y.endswith("Edge y → z: slot 0 of mul, called a in the formula.")
     to_x = next(t for t in texts if "added to x.grad" in t)
     assert to_x.endswith("slot 1 of mul, called b in the formula.")
+
+
+def test_the_panel_takes_each_edges_formula_from_the_ops_formulas():
+    """One formula per input (``op.formulas``): an edge's panel text shows its own input's
+    formula, named as the op names it, even where the two formulas are long."""
+    from minigrad import Tensor
+    from viz.narration import _deriv_text, _slots
+
+    op = minigrad.tensor_ops.MAXIMUM
+    names, parts = _slots(op, 2)
+    assert names == ["a", "b"] and parts == list(op.formulas)
+    assert _deriv_text(op, 1, None, 2).startswith("∂out/∂b = 1 if b > a")
+    a = Tensor(np.ones(2), requires_grad=True)
+    fr = step_through(lambda x: x.maximum(x * 2.0).sum(), a).frames
+    texts = "\n".join(fr[k].text for k in range(len(fr)))
+    assert "∂out/∂a = 1 if a > b" in texts and "∂out/∂b = 1 if b > a" in texts
