@@ -51,7 +51,7 @@ import numpy as np
 
 from .autograd.accumulate import unbroadcastable
 from .autograd.grad_mode import no_grad
-from .autograd.node import Node, op_node
+from .autograd.node import Node, init_node
 from .autograd.registry import Op
 from .autograd.state import grad_enabled
 from .tensor import Tensor
@@ -165,8 +165,8 @@ class Function:
         ctx._shapes = tuple(np.shape(n.data) for n in nodes)  # to check backward's results
         # ctx is the node's bookkeeping for backward, kept with its settings on both engines
         attrs = {**_settings(cls, args, kwargs), "ctx": ctx}
-        return op_node(Value if scalar else Tensor, cls._op, out, tuple(nodes), saved, attrs,
-                       scalar)
+        node = object.__new__(Value if scalar else Tensor)
+        return init_node(node, out, cls._op, tuple(nodes), saved, attrs, scalar)
 
 
 def _argument_names(forward) -> tuple:

@@ -23,7 +23,7 @@ import numpy as np
 
 from . import tensor_ops as ops
 from .autograd.inplace import mark_modified
-from .autograd.node import Node, init_node, op_node
+from .autograd.node import Node, init_node
 from .autograd.registry import Op, get_op
 from .autograd.state import GRAD_OFF, STATE
 from .formatting import array_to_string
@@ -84,7 +84,7 @@ class Tensor(Node):
             check_differentiable(arr.dtype, "Tensor(..., requires_grad=True)")
         if name is not None and not isinstance(name, str):
             raise TypeError(f"name must be a str, got {type(name).__name__}")
-        init_node(self, arr, bool(requires_grad), label=name)
+        init_node(self, arr, requires_grad=bool(requires_grad), label=name)
 
     # --- array facts -------------------------------------------------------------------
     @property
@@ -581,7 +581,7 @@ def _node(op, out, parents, saved, attrs) -> Tensor:
     if out.__class__ is not ndarray:  # a 0-d result: numpy gives a scalar
         out, saved = as_array_result(out, saved)
     # (a general op: the engine checks each gradient it returns)
-    return op_node(Tensor, op, out, parents, saved, attrs)
+    return init_node(_new(Tensor), out, op, parents, saved, attrs or None)
 
 
 def _reduce(op, x, axis, keepdims) -> Tensor:

@@ -12,12 +12,46 @@ from __future__ import annotations
 import numbers
 
 from . import scalar_ops as ops
-from .autograd.node import Node, init_node, op_node
+from .autograd.node import Node, init_node
 from .formatting import format_number
 
 __all__ = ["Value"]
 
 _new = object.__new__
+
+
+# ``a * b``, ``v.tanh()`` ...: each operator is its registry op, bound in a closure.
+# It runs the op's forward on the floats and lets ``init_node`` decide whether the
+# result is recorded (a node) or a constant.  A float's gradient is a float, so its
+# rules' results always fit their input (``grads_fit_inputs=True``).  (Closures, not
+# ``def __mul__(self, other): return self._binary(MUL, other)``: each Python call is
+# a visible share of a scalar op's cost, see benchmarks/scalar.py.)
+def _unary_method(op, name: str):
+    forward = op.forward
+
+    def method(x):
+        out, saved = forward(x.data)
+        return init_node(_new(Value), out, op, (x,), saved, None, True)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"``{op.name}`` of this value (op '{op.name}': {op.formula})."
+    return method
+
+
+def _binary_method(op, name: str, reflected: bool = False, doc: str | None = None):
+    forward = op.forward
+
+    def method(self, other):
+        if type(other) is not Value:
+            other = _constant(other, op)
+        a, b = (other, self) if reflected else (self, other)
+        out, saved = forward(a.data, b.data)
+        return init_node(_new(Value), out, op, (a, b), saved, None, True)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = doc or (f"``other {op.symbol} self`` (op '{op.name}')" if reflected
+                             else f"``self {op.symbol} other`` (op '{op.name}')")
+    return method
 
 
 class Value(Node):
@@ -42,101 +76,52 @@ class Value(Node):
             name = label
         if name is not None and not isinstance(name, str):
             raise TypeError(f"name must be a str, got {type(name).__name__}")
-        init_node(self, data, bool(requires_grad), label=name)
+        init_node(self, data, requires_grad=bool(requires_grad), label=name)
 
     # --- building nodes ----------------------------------------------------------
-    # Every op runs its registry entry's forward on the floats and lets ``op_node``
-    # decide whether the result is recorded (a node) or a constant.  A float's
-    # gradient is a float, so its rules' results always fit their input.
     def _unary(self, op):
-        out, saved = op.forward(self.data)
-        return op_node(Value, op, out, (self,), saved, None, True)
+        """``op(self)`` for any one-input scalar op (the methods below are this, bound to
+        their op)."""
+        return _unary_method(op, op.name)(self)
 
     def _binary(self, op, other, reflected=False):
-        if type(other) is not Value:
-            other = _constant(other, op)
-        a, b = (other, self) if reflected else (self, other)
-        out, saved = op.forward(a.data, b.data)
-        return op_node(Value, op, out, (a, b), saved, None, True)
+        """``op(self, other)`` (or ``op(other, self)``) for any two-input scalar op."""
+        return _binary_method(op, op.name, reflected)(self, other)
 
-    # --- arithmetic ----------------------------------------------------------------
-    def __add__(self, other):
-        return self._binary(ops.ADD, other)
-
-    def __radd__(self, other):
-        return self._binary(ops.ADD, other, reflected=True)
-
-    def __sub__(self, other):
-        return self._binary(ops.SUB, other)
-
-    def __rsub__(self, other):
-        return self._binary(ops.SUB, other, reflected=True)
-
-    def __mul__(self, other):
-        return self._binary(ops.MUL, other)
-
-    def __rmul__(self, other):
-        return self._binary(ops.MUL, other, reflected=True)
-
-    def __truediv__(self, other):
-        return self._binary(ops.DIV, other)
-
-    def __rtruediv__(self, other):
-        return self._binary(ops.DIV, other, reflected=True)
-
-    def __pow__(self, other):
-        return self._binary(ops.POW, other)
-
-    def __rpow__(self, other):
-        return self._binary(ops.POW, other, reflected=True)
-
-    def __neg__(self):
-        return self._unary(ops.NEG)
+    # --- arithmetic: each operator is its registry op, bound (see _binary_method) --------
+    __add__ = _binary_method(ops.ADD, "__add__")
+    __radd__ = _binary_method(ops.ADD, "__radd__", reflected=True)
+    __sub__ = _binary_method(ops.SUB, "__sub__")
+    __rsub__ = _binary_method(ops.SUB, "__rsub__", reflected=True)
+    __mul__ = _binary_method(ops.MUL, "__mul__")
+    __rmul__ = _binary_method(ops.MUL, "__rmul__", reflected=True)
+    __truediv__ = _binary_method(ops.DIV, "__truediv__")
+    __rtruediv__ = _binary_method(ops.DIV, "__rtruediv__", reflected=True)
+    __pow__ = _binary_method(ops.POW, "__pow__")
+    __rpow__ = _binary_method(ops.POW, "__rpow__", reflected=True)
+    __neg__ = _unary_method(ops.NEG, "__neg__")
+    __abs__ = _unary_method(ops.ABS, "__abs__")
 
     def __pos__(self):
         return self
 
-    def __abs__(self):
-        return self._unary(ops.ABS)
-
     # --- functions -----------------------------------------------------------------
-    def exp(self):
-        return self._unary(ops.EXP)
-
-    def log(self):
-        return self._unary(ops.LOG)
-
-    def sqrt(self):
-        return self._unary(ops.SQRT)
-
-    def tanh(self):
-        return self._unary(ops.TANH)
-
-    def sigmoid(self):
-        return self._unary(ops.SIGMOID)
-
-    def relu(self):
-        return self._unary(ops.RELU)
-
-    def gelu(self):
-        return self._unary(ops.GELU)
-
-    def abs(self):
-        return self._unary(ops.ABS)
-
-    def sin(self):
-        return self._unary(ops.SIN)
-
-    def cos(self):
-        return self._unary(ops.COS)
-
-    def maximum(self, other):
-        """The larger of two values; on a tie each side receives half the gradient."""
-        return self._binary(ops.MAXIMUM, other)
-
-    def minimum(self, other):
-        """The smaller of two values; on a tie each side receives half the gradient."""
-        return self._binary(ops.MINIMUM, other)
+    exp = _unary_method(ops.EXP, "exp")
+    log = _unary_method(ops.LOG, "log")
+    sqrt = _unary_method(ops.SQRT, "sqrt")
+    tanh = _unary_method(ops.TANH, "tanh")
+    sigmoid = _unary_method(ops.SIGMOID, "sigmoid")
+    relu = _unary_method(ops.RELU, "relu")
+    gelu = _unary_method(ops.GELU, "gelu")
+    abs = _unary_method(ops.ABS, "abs")
+    sin = _unary_method(ops.SIN, "sin")
+    cos = _unary_method(ops.COS, "cos")
+    maximum = _binary_method(
+        ops.MAXIMUM, "maximum",
+        doc="The larger of two values; on a tie each side receives half the gradient.")
+    minimum = _binary_method(
+        ops.MINIMUM, "minimum",
+        doc="The smaller of two values; on a tie each side receives half the gradient.")
 
     # --- comparisons (on data; they build no graph) -----------------------------------
     # ``==`` is deliberately *not* among them: it stays identity, because nodes are
@@ -242,7 +227,7 @@ def apply_scalar_op(op, *inputs, **attrs) -> Value:
                             f"scalar and tensor engines do not mix")
     parents = tuple(x if isinstance(x, Value) else _constant(x, op) for x in inputs)
     out, saved = op.forward(*(p.data for p in parents))
-    return op_node(Value, op, out, parents, saved, None, True)
+    return init_node(_new(Value), out, op, parents, saved, None, True)
 
 
 def _constant(x, op) -> Value:

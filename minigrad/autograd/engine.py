@@ -41,7 +41,7 @@ from . import fast
 from .accumulate import accumulate, unbroadcast, unbroadcastable, vjp_results
 from .graph import topological_order
 from .inplace import check_unmodified
-from .state import HOOKS, STATE
+from .state import HOOKS, MODIFIED, STATE
 
 __all__ = ["backward", "run_reference", "local_gradients", "unbroadcast", "unbroadcastable",
            "GraphReleasedError", "ENGINES"]
@@ -79,7 +79,8 @@ def backward(root, gradient=None, retain_graph: bool = False, *, engine: str | N
         return
     # Only nodes made by an op have a rule to run; leaves just receive.
     order = topological_order(root, leaves=False)
-    check_unmodified(order)
+    if MODIFIED[0] > order[0].id:  # something changed in place since this graph began
+        check_unmodified(order)
     for node in order:
         # Refuse before anything is added anywhere: finding a released node halfway
         # would leave the leaves' .grad half-updated.

@@ -14,12 +14,13 @@ The shortcuts, each with the test that pins what it relies on:
   with ``*saved`` costs about a microsecond more.  (The equivalence test.)
 * **Passthrough rules are not called.**  ``registry.passthrough`` (both inputs
   of ``+``) returns ``g`` unchanged, so its result is ``g``.
-  (``test_ufunc_ops.py``: add and sub use it; the equivalence test.)
+  (``tests/ops/test_ufunc_ops.py``: add and sub use it; the equivalence test.)
 * **Gradients that already fit go in unchecked.**  A node whose
   ``grads_fit_inputs`` is set (an elementwise op that broadcast and promoted
   nothing) gets results already in each input's shape and dtype, so they skip
-  ``fit_gradient``.  (``test_elementwise_rules_return_gradients_that_fit``
-  checks the promise for every elementwise op; ``test_grads_fit_inputs``
+  ``fit_gradient``.  (``tests/ops/test_tensor_registry.py``'s
+  ``test_elementwise_rules_return_gradients_that_fit`` checks the promise for
+  every elementwise op; ``tests/tensor/test_tensor.py``'s ``test_which_nodes_fit``
   checks which nodes get the flag.)
 * **Buffer ownership.**  The reference engine makes a new array for every sum
   and copies every leaf's first contribution.  Here the first contribution to
@@ -32,7 +33,7 @@ The shortcuts, each with the test that pins what it relies on:
   ``+`` makes a new one, so nothing is shared and nothing needs fitting.
 
 The ufunc fast path of the forward pass (``a * b`` calling ``np.multiply``
-without the op's Python forward) lives in ``minigrad/tensor_methods.py``.
+without the op's Python forward) lives in ``minigrad/tensor_operators.py``.
 """
 
 from __future__ import annotations

@@ -70,7 +70,7 @@ def check_unmodified(order) -> None:
     it is needed.  PyTorch saves per requested gradient and refuses a bit less.
     """
     if MODIFIED[0] <= order[0].id:  # nothing changed in place since this graph began
-        return
+        return  # (backward makes the same test before calling: one comparison a pass)
     changed = changed_since(order[0].id)
     if not changed:
         return

@@ -20,10 +20,9 @@ A ``Node`` is one value in a computation together with how it was made:
                       it in unchecked
 ====================  =========================================================
 
-Every node is made by ``init_node`` (all slots, in one place), and every op
-decides whether to record itself with ``should_record`` (grad mode on, and
-some input requires grad); ``op_node`` is the two together, which is what
-running an op returns.
+Every node is made by ``init_node``: all slots in one place, and, for an op's
+result, the one decision whether to record the op at all (grad mode on, and
+some input requires grad).
 
 Nodes hold references to their parents only, never to their children or to
 closures over themselves, so a graph has no reference cycles and is freed by
@@ -36,9 +35,8 @@ from . import engine
 from .ids import next_id
 from .state import GRAD_OFF, HOOKS, STATE
 
-__all__ = ["Node", "init_node", "should_record", "op_node", "announce"]
+__all__ = ["Node", "init_node", "announce"]
 
-_new = object.__new__
 
 
 class Node:
@@ -96,14 +94,27 @@ class Node:
         self.grad = None
 
 
-def init_node(node, data, requires_grad=False, op=None, parents=(), saved=(), attrs=None,
-              label=None, grads_fit_inputs=False):
-    """Fill every slot of a freshly allocated node and announce it to any listeners.
+def init_node(node, data, op=None, parents=(), saved=(), attrs=None, grads_fit_inputs=False,
+              requires_grad=False, label=None):
+    """Fill every slot of a freshly allocated node: the one node constructor.
 
-    The only place a node's slots are assigned (``Value(...)``, ``Tensor(...)``,
-    every op, custom Functions).  A leaf is ``init_node(node, data,
-    requires_grad, label=...)``; an op's result comes from ``op_node``.
+    A leaf is ``init_node(node, data, requires_grad=..., label=...)``.  An op's
+    result is ``init_node(node, out, op, parents, saved, attrs)``, and this is
+    also where minigrad decides whether to **record the op**: only when grad mode
+    is on and some input requires grad.  Otherwise no gradient can flow through
+    it, and the result is a constant leaf holding ``out``, with no history.
+    (``GRAD_OFF`` is zero unless some thread turned grad mode off, so the usual
+    case skips the thread-local read.)  Every node is announced to recorders.
+
+    (No keyword-only parameters: they make every call, one per op, measurably dearer.)
     """
+    if op is not None:  # an op's result: record the op?
+        for p in parents:
+            if p.requires_grad and (not GRAD_OFF[0] or STATE.grad_enabled):
+                requires_grad = True
+                break
+        else:  # no gradient can flow through it: a constant leaf, with no history
+            op, parents, saved, attrs, grads_fit_inputs = None, (), (), None, False
     node.data = data
     node.grad = None
     node.requires_grad = requires_grad
@@ -118,28 +129,6 @@ def init_node(node, data, requires_grad=False, op=None, parents=(), saved=(), at
     if HOOKS[0]:
         announce(node)
     return node
-
-
-def should_record(parents) -> bool:
-    """Whether an op on ``parents`` becomes a graph node: grad mode is on and some input
-    requires grad.  Otherwise no gradient can flow through it, and its result is a
-    constant leaf.  (``GRAD_OFF`` is zero unless some thread turned grad mode off, so
-    the usual case skips the thread-local read.)"""
-    if GRAD_OFF[0] and not STATE.grad_enabled:
-        return False
-    for p in parents:
-        if p.requires_grad:
-            return True
-    return False
-
-
-def op_node(cls, op, data, parents, saved, attrs=None, grads_fit_inputs=False):
-    """What running ``op`` returns: a ``cls`` node recording the op when ``should_record``,
-    else a constant leaf holding ``data``."""
-    if should_record(parents):
-        return init_node(_new(cls), data, True, op, parents, saved, attrs or None, None,
-                         grads_fit_inputs)
-    return init_node(_new(cls), data)
 
 
 def announce(node) -> None:

@@ -1,10 +1,10 @@
 """One node constructor: every node's slots come out the same whichever way it was made.
 
-``node.init_node`` assigns the slots and ``node.should_record`` decides whether an
-op is recorded; ``op_node`` is the two together, used by both engines, ``apply_op``
-and custom Functions.  ``Tensor``'s binary operators keep one inlined copy of it
-for speed (``minigrad/tensor_operators.py``); here it is compared, slot by slot,
-with the constructor's result for every binary operator and every combination of
+``node.init_node`` assigns the slots and, for an op's result, decides whether the
+op is recorded at all; both engines, ``apply_op`` and custom Functions use it.
+``Tensor``'s operators keep one inlined copy of it for speed
+(``minigrad/tensor_operators.py``); here it is compared, slot by slot, with the
+constructor's result for every elementwise operator and every combination of
 ``requires_grad`` and grad mode.
 """
 
@@ -17,7 +17,7 @@ import pytest
 
 import minigrad
 from minigrad import Tensor, Value, apply_op, no_grad, tensor_ops
-from minigrad.autograd.node import Node, init_node, op_node, should_record
+from minigrad.autograd.node import Node, init_node
 
 #: the operators that run the inlined copy, and their ops
 BINARY = {
@@ -56,10 +56,16 @@ def _slots_agree(fast, ref) -> None:
             assert _same_value(a, b), (slot, a, b)
 
 
+#: the one-input operators that run the inlined copy
+UNARY = {name: (operator.methodcaller(name), getattr(tensor_ops, name.upper()))
+         for name in ("exp", "log", "sqrt", "tanh", "sigmoid", "relu")}
+UNARY.update(neg=(operator.neg, tensor_ops.NEG), abs=(abs, tensor_ops.ABS))
+
+
 @pytest.mark.parametrize("name", sorted(BINARY))
 @pytest.mark.parametrize("needs", [(True, True), (True, False), (False, True), (False, False)])
 @pytest.mark.parametrize("grad_mode", [True, False])
-def test_the_inlined_operator_makes_the_constructors_node(name, needs, grad_mode):
+def test_the_inlined_binary_operator_makes_the_constructors_node(name, needs, grad_mode):
     fn, op = BINARY[name]
     rng = np.random.default_rng(0)
     shape_b = (3, 3) if name == "matmul" else (3,)
@@ -72,6 +78,19 @@ def test_the_inlined_operator_makes_the_constructors_node(name, needs, grad_mode
     assert (fast.op is op) == (grad_mode and any(needs))
 
 
+@pytest.mark.parametrize("name", sorted(UNARY))
+@pytest.mark.parametrize("needs", [True, False])
+@pytest.mark.parametrize("grad_mode", [True, False])
+def test_the_inlined_unary_operator_makes_the_constructors_node(name, needs, grad_mode):
+    fn, op = UNARY[name]
+    x = Tensor(np.random.default_rng(1).uniform(0.5, 2.0, (2, 3)), requires_grad=needs)
+    with minigrad.set_grad_enabled(grad_mode):
+        fast = fn(x)
+        ref = apply_op(op, x)
+    _slots_agree(fast, ref)
+    assert (fast.op is op) == (grad_mode and needs)
+
+
 def test_a_number_operand_is_lifted_the_same_way():
     a = Tensor(np.ones(3, dtype=np.float32), requires_grad=True)
     fast, ref = a * 2.5, apply_op(tensor_ops.MUL, a, 2.5)
@@ -79,19 +98,24 @@ def test_a_number_operand_is_lifted_the_same_way():
     assert fast.parents[1].data.dtype == np.float32  # a Python number does not promote
 
 
-def test_should_record_is_grad_mode_and_some_input_requiring_grad():
+def test_an_op_is_recorded_only_with_grad_mode_on_and_an_input_requiring_grad():
     on, off = Value(1.0), Value(2.0, requires_grad=False)
-    assert should_record((on, off)) and should_record((off, on))
-    assert not should_record((off, off)) and not should_record(())
+    mul = minigrad.scalar_ops.MUL
+    for parents, recorded in (((on, off), True), ((off, on), True), ((off, off), False)):
+        out = init_node(object.__new__(Value), 2.0, mul, parents, (1.0, 2.0))
+        assert (out.op is mul) == recorded and out.requires_grad == recorded
     with no_grad():
-        assert not should_record((on,))
+        out = init_node(object.__new__(Value), 2.0, mul, (on, on), (1.0, 1.0))
+    assert out.op is None
 
 
-def test_op_node_gives_a_constant_leaf_when_nothing_is_recorded():
+def test_an_op_not_recorded_gives_a_constant_leaf():
     x = Value(2.0, requires_grad=False)
-    out = op_node(Value, minigrad.scalar_ops.MUL, 4.0, (x, x), (2.0, 2.0))
+    out = init_node(object.__new__(Value), 4.0, minigrad.scalar_ops.MUL, (x, x), (2.0, 2.0),
+                    {"k": 1}, True)
     assert out.op is None and out.parents == () and out.saved == () and not out.requires_grad
     assert out.grad is None and out.attrs is None and out.label is None
+    assert not out.grads_fit_inputs
 
 
 def test_every_slot_is_set_by_the_one_constructor():

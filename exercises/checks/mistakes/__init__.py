@@ -3,7 +3,7 @@
 For each task, a few answers a student could well write, in one module per
 exercise named like its checks (``mistakes/ex05_topological_order.py`` for
 ``checks/ex05_topological_order.py``).  The meta-tests
-(``tests/test_exercises_meta.py``) run every check against each of them and
+(``tests/exercises/test_meta.py``) run every check against each of them and
 require a *failure* (not a crash of the checking code), whose message
 contains the expected words, usually the hint that names the mistake.
 Instructors: this is also a catalogue of the mistakes the hints recognise.
