@@ -39,6 +39,7 @@ import numpy as np
 
 from . import fast
 from .accumulate import accumulate, unbroadcast, unbroadcastable, vjp_results
+from .anomaly import anomaly_error
 from .graph import topological_order
 from .inplace import check_unmodified
 from .state import HOOKS, MODIFIED, STATE
@@ -115,9 +116,7 @@ def run_reference(root, seed, order, retain_graph) -> None:
             for slot, (parent, local) in enumerate(zip(node.parents, locals_)):
                 if local is None:  # the parent needs no gradient, or the op gives none
                     continue
-                if anomaly and _not_finite(local):
-                    from .anomaly import anomaly_error
-
+                if anomaly and _not_finite(local):  # detect_anomaly(): name the op
                     raise anomaly_error(node, parent, slot, local)
                 before = parent.grad
                 accumulate(parent, local)  # parent.grad += g · ∂node/∂parent
