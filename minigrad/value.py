@@ -33,7 +33,7 @@ def _unary_method(op, name: str):
         out, saved = forward(x.data)
         return init_node(_new(Value), out, op, (x,), saved, None, True)
 
-    method.__name__ = method.__qualname__ = name
+    method.__name__, method.__qualname__ = name, f"Value.{name}"
     method.__doc__ = f"``{op.name}`` of this value (op '{op.name}': {op.formula})."
     return method
 
@@ -48,7 +48,7 @@ def _binary_method(op, name: str, reflected: bool = False, doc: str | None = Non
         out, saved = forward(a.data, b.data)
         return init_node(_new(Value), out, op, (a, b), saved, None, True)
 
-    method.__name__ = method.__qualname__ = name
+    method.__name__, method.__qualname__ = name, f"Value.{name}"
     method.__doc__ = doc or (f"``other {op.symbol} self`` (op '{op.name}')" if reflected
                              else f"``self {op.symbol} other`` (op '{op.name}')")
     return method
