@@ -269,7 +269,7 @@ class Tensor(Node):
     def __itruediv__(self, other):
         return self._inplace(other, np.true_divide, "/")
 
-    # --- arithmetic (the hot path: see _binary_method) ------------------------------
+    # --- arithmetic (the hot path: see tensor_operators.operator_method) -------------
     __add__ = binary_method(ops.ADD, "__add__")
     __radd__ = binary_method(ops.ADD, "__radd__", reflected=True)
     __sub__ = binary_method(ops.SUB, "__sub__")

@@ -22,7 +22,7 @@ import re
 
 import numpy as np
 
-from minigrad.formatting import format_number
+from minigrad.formatting import DIGITS, format_number
 
 __all__ = ["NO_GRAD", "format_number", "format_array", "format_value", "format_shape", "clip",
            "visible", "check_options"]
@@ -77,7 +77,7 @@ def clip(text: str, width: int | None) -> str:
     return text[: max(width - 1, 0)] + "…"
 
 
-def format_array(a, digits: int = 4, width: int | None = 60, threshold: int = 6) -> str:
+def format_array(a, digits: int = DIGITS, width: int | None = 60, threshold: int = 6) -> str:
     """A one-line numpy-style preview: ``[[1.0000, 2.0000], [3.0000, 4.0000]]``.
 
     Arrays with more than ``threshold`` elements are summarised by numpy
@@ -104,7 +104,7 @@ def format_array(a, digits: int = 4, width: int | None = 60, threshold: int = 6)
     return clip(text, width)
 
 
-def format_value(x, digits: int = 4, width: int | None = 60, threshold: int = 6) -> str:
+def format_value(x, digits: int = DIGITS, width: int | None = 60, threshold: int = 6) -> str:
     """A float, a numpy array, or anything else (``repr`` cut to width)."""
     if type(x) is float:
         return format_number(x, digits)

@@ -17,26 +17,22 @@ import re
 
 import numpy as np
 
-from minigrad.formatting import format_number
+from minigrad.formatting import DIGITS, format_number
 
-from .formatting import format_array, visible
+from .formatting import format_array, format_shape, visible
 from .view import is_node
 
-__all__ = ["Narrator", "fmt_num", "fmt_value", "fmt_shape", "node_name"]
+__all__ = ["Narrator", "fmt_num", "fmt_value", "node_name"]
 
 
 # --- numbers and values ------------------------------------------------------------
-def fmt_num(x, digits: int = 4) -> str:
+def fmt_num(x, digits: int = DIGITS) -> str:
     """A number as a float, by the one rule (``minigrad.formatting``): ``6.0000``,
     ``0.7616``, ``1.2345e+05``, ``3.0000e-06``."""
     return format_number(float(x), digits)
 
 
-def fmt_shape(shape) -> str:
-    return "(" + ", ".join(str(int(n)) for n in shape) + ("," if len(shape) == 1 else "") + ")"
-
-
-def fmt_value(x, max_items: int = 6, digits: int = 4) -> str:
+def fmt_value(x, max_items: int = 6, digits: int = DIGITS) -> str:
     """A float as ``fmt_num``; an array as its values when tiny, else shape and a preview."""
     if x is None:
         return "None"
@@ -47,7 +43,7 @@ def fmt_value(x, max_items: int = 6, digits: int = 4) -> str:
         if a.size <= max_items:
             return format_array(a, digits, None, max_items)
         head = ", ".join(fmt_num(v, digits) for v in a.reshape(-1)[:3])
-        return f"shape {fmt_shape(a.shape)} [{head}, …]"
+        return f"shape {format_shape(a.shape)} [{head}, …]"
     if isinstance(x, (bool, np.bool_)):
         return str(bool(x))
     if isinstance(x, (int, float, np.integer, np.floating)):
@@ -66,7 +62,7 @@ def _plain(v) -> bool:
     return v is None or isinstance(v, (int, float, str, bool, np.integer, np.floating))
 
 
-def _fmt_attr(v, digits: int = 4) -> str:
+def _fmt_attr(v, digits: int = DIGITS) -> str:
     if isinstance(v, (np.integer, int)) and not isinstance(v, bool):
         return str(int(v))
     if isinstance(v, (np.floating, float)):
@@ -77,11 +73,11 @@ def _fmt_attr(v, digits: int = 4) -> str:
     if isinstance(v, (str, bool)) or v is None:
         return repr(v)
     if isinstance(v, np.ndarray):
-        return f"<array {fmt_shape(v.shape)}>"
+        return f"<array {format_shape(v.shape)}>"
     return type(v).__name__
 
 
-def node_name(node, names: dict | None = None, digits: int = 4) -> str:
+def node_name(node, names: dict | None = None, digits: int = DIGITS) -> str:
     """How the panel names a node: its label (or a name from ``names``), else ``#<id>``.
 
     ``viz.Stepper`` draws the same ``#<id>`` in unnamed nodes, so the panel
@@ -127,7 +123,7 @@ def _slots(op, arity: int) -> tuple[list[str], list[str] | None]:
     inputs are called x (unary), a, b (binary) or x1, x2, ... and the whole
     formula is shown.
     """
-    formulas = list(getattr(op, "formulas", ()) or ())
+    formulas = list(op.formulas)
     if formulas and len(formulas) == arity and all(_PART.match(f) for f in formulas):
         return [_PART.match(f).group(1) for f in formulas], formulas
     if arity == 1:
@@ -145,7 +141,7 @@ def _formula_var(op, slot: int, arity: int) -> str:
     return f", called {names[slot]} in the formula" if slot < len(names) else ""
 
 
-def _deriv_text(op, slot: int, derivative, arity: int, digits: int = 4) -> str:
+def _deriv_text(op, slot: int, derivative, arity: int, digits: int = DIGITS) -> str:
     """``∂out/∂a = b = 3.0`` (the local derivative, with its value when known)."""
     names, parts = _slots(op, arity)
     name = names[slot] if slot < len(names) else f"x{slot + 1}"
@@ -158,7 +154,7 @@ def _deriv_text(op, slot: int, derivative, arity: int, digits: int = 4) -> str:
         if value and _is_number(part.rsplit("=", 1)[-1]):
             value = ""  # "∂out/∂a = 1" needs no "= 1.0" after it
         return part + value
-    formula = (getattr(op, "formula", "") or "").strip()
+    formula = op.formula.strip()
     if formula:
         return f"∂out/∂{name}{value} (rule: {formula})"
     return f"∂out/∂{name}{value} (from {op.name}'s backward)"
@@ -204,7 +200,7 @@ class Narrator:
     ``digits`` is the number of decimals every number gets.
     """
 
-    def __init__(self, name=node_name, digits: int = 4):
+    def __init__(self, name=node_name, digits: int = DIGITS):
         self.name = name
         self.digits = digits
 
@@ -224,7 +220,7 @@ class Narrator:
         """A node's value; arrays with their shape and dtype (and values when tiny)."""
         d = node.data
         if _is_array(d):
-            text = f"{fmt_shape(d.shape)} {d.dtype}"
+            text = f"{format_shape(d.shape)} {d.dtype}"
             if d.size <= 6:
                 return f"{text} {format_array(d, self.digits, None, 6)}"
             head = ", ".join(self.num(v) for v in d.reshape(-1)[:3])
@@ -234,7 +230,7 @@ class Narrator:
     def operand(self, node) -> str:
         d = node.data
         if _is_array(d):
-            return self.value(d) if d.size <= 3 else fmt_shape(d.shape)
+            return self.value(d) if d.size <= 3 else format_shape(d.shape)
         return self.value(d)
 
     def expr(self, node) -> tuple[str, str]:
@@ -243,7 +239,7 @@ class Narrator:
         attrs = node.attrs or {}
         kw = ", ".join(f"{k}={_fmt_attr(v, self.digits)}" for k, v in sorted(attrs.items())
                        if _plain(v))
-        if getattr(op, "infix", False) and len(parents) == 2 and not kw:
+        if op.infix and len(parents) == 2 and not kw:
             s = f" {op.symbol} "
             return (s.join(name(p) for p in parents),
                     s.join(self.operand(p) for p in parents))
@@ -278,9 +274,9 @@ class Narrator:
         op = n.op
         names, values = self.expr(n)
         if any(isinstance(x.data, np.ndarray) for x in (n, *n.parents)):
-            shapes = ", ".join(fmt_shape(np.shape(p.data)) for p in n.parents)
+            shapes = ", ".join(format_shape(np.shape(p.data)) for p in n.parents)
             return (f"{op.name}: {name} = {names}\nshapes {shapes} → "
-                    f"{fmt_shape(n.data.shape)}; {name} = {self.data(n)}")
+                    f"{format_shape(n.data.shape)}; {name} = {self.data(n)}")
         return f"{op.name}: {name} = {names} = {values} = {self.value(n.data)}"
 
     def forward_end(self, outs, both: bool) -> str:
@@ -306,7 +302,7 @@ class Narrator:
         if _is_array(e.grad):
             what = ("ones" if np.all(e.grad == 1) else "the given gradient")
             return (f"{label}: d{_d(rname)}/d{_d(rname)} = {what} of shape "
-                    f"{fmt_shape(e.grad.shape)}: {self.value(e.grad)}.")
+                    f"{format_shape(e.grad.shape)}: {self.value(e.grad)}.")
         return (f"{label}: d{_d(rname)}/d{_d(rname)} = {self.value(e.grad)}: the "
                 "output's gradient with respect to itself.")
 
@@ -317,7 +313,7 @@ class Narrator:
                 f"d{_d(self.name(root))}/d{_d(name)} = {self.value(e.upstream)}.")
         if uses > 1:
             text += f"\n{name} is used {uses} times, so this is the sum of {uses} contributions."
-        formula = (getattr(n.op, "formula", "") or "").strip()
+        formula = n.op.formula.strip()
         if formula:
             text += f"\nLocal derivatives of {n.op.name}: {formula}."
         return text + "\nNext: each input gets upstream gradient × local derivative."
@@ -354,8 +350,8 @@ class Narrator:
             shape = np.shape(local)
             line = f"{op.name}: {deriv}; upstream × local derivative = {self.value(local)}"
             if tuple(shape) != tuple(np.shape(p.data)):
-                line += (f", summed over the broadcast axes from {fmt_shape(shape)} to "
-                         f"{fmt_shape(np.shape(p.data))}")
+                line += (f", summed over the broadcast axes from {format_shape(shape)} to "
+                         f"{format_shape(np.shape(p.data))}")
             return line + f", added to {pname}.grad: {before} → {after}"
         if derivative is not None and upstream is not None:
             prod = f"{self.value(upstream)} × {self.num(derivative)} = {self.value(local)}"

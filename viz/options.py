@@ -22,6 +22,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from minigrad.formatting import DIGITS
+
 from .formatting import check_options
 
 __all__ = ["DisplayOptions", "RANKDIRS", "MODULES", "UNSET", "resolve"]
@@ -60,7 +62,7 @@ class DisplayOptions:
     Text tree: ``ids``, ``max_indent`` (see ``viz.text``).
     """
 
-    digits: int = 4
+    digits: int = DIGITS
     width: int | None = 60
     preview: int = 6
     show_grad: bool = True

@@ -1,6 +1,6 @@
 """``viz.export_html``: a step-through as ONE self-contained HTML file.
 
-The parts live one level down, and are importable from here too:
+The parts live one level down (the ones the tests use are importable from here too):
 
 * ``viz.template``: the SVG laid out once and cut into a ``SvgTemplate``
   (per-step classes and gradient texts), the state CSS (``css``,
@@ -14,32 +14,16 @@ This module sits above all of them: nothing in ``viz`` imports it.
 
 from __future__ import annotations
 
-from .page import (  # noqa: F401  (re-exported: the player's parts, by their old address)
-    LEGEND,
-    SPEEDS,
-    legend,
-    panel_html,
-    player_fragment,
-    player_html,
-    step_payload,
-)
+from .page import panel_html, step_payload  # noqa: F401  (also by their old address)
 from .stepper import Stepper, save_page
-from .template import (  # noqa: F401  (re-exported)
-    STATE_RULES,
+from .template import (  # noqa: F401  (also by their old address)
     SvgTemplate,
-    companion_strings,
     css,
-    grad_strings,
-    script,
     state_css,
     strip_prolog,
-    svg_template,
 )
 
-__all__ = [
-    "STATE_RULES", "SvgTemplate", "css", "export_html", "panel_html", "player_html", "script",
-    "state_css",
-]
+__all__ = ["export_html"]
 
 
 def export_html(tape, path, mode: str = "both", *, title: str | None = None, **draw_options):

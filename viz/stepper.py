@@ -27,6 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
+from minigrad.formatting import DIGITS
+
 from .frames import Frames
 from .options import DisplayOptions, resolve
 from .page import SPEEDS, player_fragment, player_html
@@ -49,7 +51,7 @@ class GradText:
     simply left alone by the template.
     """
 
-    def __init__(self, digits: int = 4, preview: int = 6):
+    def __init__(self, digits: int = DIGITS, preview: int = 6):
         self.digits, self.preview = digits, preview
 
     def __call__(self, node, g) -> str:

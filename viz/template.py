@@ -18,10 +18,11 @@ import re
 from functools import cache
 from importlib import resources
 
+from .graph import strip_prolog
 from .view import node_key
 
 __all__ = [
-    "STATE_RULES", "SvgTemplate", "css", "script", "state_css", "strip_prolog", "svg_template",
+    "STATE_RULES", "SvgTemplate", "css", "script", "state_css", "svg_template",
     "companion_strings", "grad_strings",
 ]
 
@@ -49,12 +50,6 @@ def css() -> str:
 def script() -> str:
     """The player's inline script (no dependencies)."""
     return _asset("player.js")
-
-
-def strip_prolog(svg: str) -> str:
-    """Drop the ``<?xml …?>``, comments and DOCTYPE before ``<svg``, for inlining in HTML."""
-    start = svg.find("<svg")
-    return svg[start:] if start >= 0 else svg
 
 
 class SvgTemplate:

@@ -38,6 +38,8 @@ from typing import Any
 
 import numpy as np
 
+from minigrad.formatting import DIGITS
+
 from .formatting import (
     NO_GRAD,
     clip,
@@ -191,7 +193,7 @@ class GraphView:
         return f"<GraphView {len(self.nodes)} nodes, {len(self.edges)} edges>"
 
 
-def grad_label(data, grad, *, digits: int = 4, preview: int = 6, width: int | None = DRAW_WIDTH
+def grad_label(data, grad, *, digits: int = DIGITS, preview: int = 6, width: int | None = DRAW_WIDTH
                ) -> str:
     """The exact ``grad …`` text ``viz.draw`` writes in a node holding ``data``.
 

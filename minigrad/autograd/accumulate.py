@@ -58,7 +58,7 @@ def fit_gradient(local: np.ndarray, data: np.ndarray) -> np.ndarray:
     """
     if local.shape != data.shape:
         local = unbroadcast(local, data.shape)
-    if local.dtype != data.dtype:
+    if local.dtype is not data.dtype and local.dtype != data.dtype:  # (identity: the quick test)
         local = local.astype(data.dtype)
     return local
 

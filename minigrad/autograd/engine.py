@@ -45,10 +45,11 @@ from .inplace import check_unmodified
 from .state import HOOKS, MODIFIED, STATE
 
 __all__ = ["backward", "run_reference", "local_gradients", "unbroadcast", "unbroadcastable",
-           "GraphReleasedError", "ENGINES"]
+           "GraphReleasedError", "BACKWARD_ENGINES"]
 
-#: the two ways to run a backward pass (``backward(..., engine=...)``)
-ENGINES = ("reference", "fast")
+#: the two ways to run a backward pass (``backward(..., engine=...)``); not to be confused
+#: with ``registry.ENGINES``, the engines an op runs on (``Value``, ``Tensor``)
+BACKWARD_ENGINES = ("reference", "fast")
 
 
 class GraphReleasedError(RuntimeError):
@@ -62,8 +63,8 @@ def backward(root, gradient=None, retain_graph: bool = False, *, engine: str | N
     step) or ``"fast"``; by default the reference one runs when a recorder or
     anomaly mode is watching, the fast one otherwise.  Both give the same bits.
     """
-    if engine is not None and engine not in ENGINES:
-        raise ValueError(f"backward: engine must be one of {ENGINES}, got {engine!r}")
+    if engine is not None and engine not in BACKWARD_ENGINES:
+        raise ValueError(f"backward: engine must be one of {BACKWARD_ENGINES}, got {engine!r}")
     if not root.requires_grad:
         raise RuntimeError(
             "backward(): this output does not require grad, so there is no graph to "

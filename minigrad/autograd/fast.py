@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .accumulate import unbroadcast, vjp_results
+from .accumulate import fit_gradient, vjp_results
 from .registry import passthrough
 
 __all__ = ["run_scalar", "run_tensor"]
@@ -135,8 +135,8 @@ def _run_vjp(node, g, saved, attrs, owned) -> None:
 def _accumulate_array(parent, local, g, owned) -> None:
     """``parent.grad += local`` for arrays, without needless copies and without aliasing bugs.
 
-    ``local`` is fitted to the parent's shape and dtype as in
-    ``accumulate.fit_gradient``.  Then:
+    ``local`` is first fitted to the parent's shape and dtype (``fit_gradient``,
+    as in the reference engine).  Then:
 
     * the first contribution to a non-leaf is stored as is (no copy).  It may be
       shared with another node (``add`` passes ``g`` straight through), so
@@ -148,11 +148,7 @@ def _accumulate_array(parent, local, g, owned) -> None:
     copied), and a gradient left from an earlier pass is replaced by a fresh sum,
     not modified under the user's feet.
     """
-    data = parent.data
-    if local.shape != data.shape:
-        local = unbroadcast(local, data.shape)
-    if local.dtype is not data.dtype and local.dtype != data.dtype:
-        local = local.astype(data.dtype)
+    local = fit_gradient(local, parent.data)
     current = parent.grad
     if current is None:
         if parent.op is None and (

@@ -44,8 +44,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Op", "define_op", "passthrough", "register", "get_op", "registered_ops", "SAVES",
-           "ENGINES"]
+__all__ = ["Op", "define_op", "passthrough", "no_gradient", "register", "get_op",
+           "registered_ops", "SAVES", "ENGINES"]
 
 #: the engines an op can belong to: floats (``Value``), arrays (``Tensor``), or a
 #: custom ``Function``, which runs on whichever engine its inputs come from
@@ -67,6 +67,12 @@ def passthrough(g, *saved, **attrs):
     gradcheck and a student's own engine call it like any other rule.
     """
     return g
+
+
+def no_gradient(g, *saved, **attrs):
+    """The rule of an input that gets no gradient (integer class targets, a boolean
+    condition): ``None``, which every engine skips, so nothing flows along that edge."""
+    return None
 
 
 @dataclass(frozen=True, eq=False, kw_only=True)

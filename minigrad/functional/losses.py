@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.registry import define_op
+from ..autograd.registry import define_op, no_gradient
 
 __all__ = ["CROSS_ENTROPY", "NLL_LOSS", "MSE_LOSS", "BCE", "BCE_WITH_LOGITS",
            "check_class_targets"]
@@ -80,6 +80,10 @@ def _class_cases(rng, reduction="mean", scale=1.0):
     return out
 
 
+def _class_cases_every_reduction(rng):
+    return _class_cases(rng) + _class_cases(rng, "sum") + _class_cases(rng, "none")[:1]
+
+
 def _loss_label(name):
     return lambda attrs: name if attrs.get("reduction", "mean") == "mean" else (
         f"{name}({attrs['reduction']})")
@@ -89,11 +93,10 @@ def _loss_label(name):
 # with "sum" or "none" there is no 1/N.
 CROSS_ENTROPY = define_op(
     name="cross_entropy", engine="tensor", symbol="CE", forward=_cross_entropy_forward,
-    grads=(_cross_entropy_grad, lambda g, *s, **_: None),
+    grads=(_cross_entropy_grad, no_gradient),
     formulas=("∂/∂z = (softmax(z) − onehot(t)) / N",
               "∂/∂t = none (integer class targets have no gradient)"),
-    cases=lambda rng: (_class_cases(rng) + _class_cases(rng, "sum")
-                       + _class_cases(rng, "none")[:1]),
+    cases=_class_cases_every_reduction,
     label=_loss_label("cross_entropy"),
     doc="Softmax cross-entropy of logits (N, C) against integer targets (N,), fused and stable.")
 
@@ -116,11 +119,10 @@ def _nll_grad(g, shape, dtype, targets, reduction="mean", **_):
 
 NLL_LOSS = define_op(
     name="nll_loss", engine="tensor", symbol="NLL", forward=_nll_forward,
-    grads=(_nll_grad, lambda g, *s, **_: None),
+    grads=(_nll_grad, no_gradient),
     formulas=("∂/∂logp = −onehot(t) / N",
               "∂/∂t = none (integer class targets have no gradient)"),
-    cases=lambda rng: (_class_cases(rng) + _class_cases(rng, "sum")
-                       + _class_cases(rng, "none")[:1]),
+    cases=_class_cases_every_reduction,
     label=_loss_label("nll_loss"),
     doc="Negative log-likelihood of log-probabilities (N, C) at integer targets (N,).")
 

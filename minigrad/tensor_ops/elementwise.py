@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from ..autograd.notation import notation
-from ..autograd.registry import define_op, passthrough
+from ..autograd.registry import define_op, no_gradient, passthrough
 from ._base import BROADCAST_PAIRS, away_from_zero, masked, nd, uniform
 
 _SQRT1_2 = 1.0 / math.sqrt(2.0)
@@ -151,7 +151,7 @@ def _where_cases(rng):
 
 WHERE = define_op(
     name="where", engine="tensor", symbol="where", forward=_where_forward,
-    grads=(lambda g, cond: None,
+    grads=(no_gradient,
            lambda g, cond: masked(g, cond),  # (g·mask, not np.where: see masked)
            lambda g, cond: masked(g, ~cond)),
     formulas=("∂/∂cond = none (a boolean condition has no gradient)",
