@@ -33,18 +33,26 @@ name, then ``data …`` (a small matrix: one text line per row) and ``grad …``
 element whose text is ``viz.view.grad_label(data, grad, digits=, preview=)``:
 ``grad —`` before any gradient arrived, ``grad 0.5000``, ``grad [1.0000, 2.0000]``
 or, for a tensor with more than ``preview`` elements, ``grad norm 9.4868``.
+
+A module box (``modules="box"``) reads: its title, ``3 ops, 2 params``, then,
+when the module has one output node, that node's summary (``box_summary``):
+``→ (32, 10) float32`` (or ``→ data 0.5000`` for a scalar) and its grad field,
+the same text the node itself would show, so collapsing a module keeps its
+gradient in sight.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from html import escape as _html_escape
 from typing import NamedTuple
 
+from .direction import choose_rankdir, label_size
 from .formatting import visible
 from .options import MODULES, RANKDIRS
 from .view import GraphView, cluster_key
 
-__all__ = ["to_dot", "render_dot", "Dot", "COLORS", "RANKDIRS", "MODULES"]
+__all__ = ["to_dot", "render_dot", "box_summary", "Dot", "COLORS", "RANKDIRS", "MODULES"]
 
 
 #: (fill, border) per role; "highlight" is the border of highlighted nodes.
@@ -82,7 +90,7 @@ def to_dot(view: GraphView, **options) -> str:
 def render_dot(
     view: GraphView,
     *,
-    rankdir: str = "LR",
+    rankdir: str = "auto",
     show_attrs: bool = False,
     modules: str | None = "cluster",
     depth: int | None = None,
@@ -91,7 +99,19 @@ def render_dot(
     edge_labels: bool = False,
     title: str | None = None,
 ) -> Dot:
-    """DOT source for ``view`` and how many nodes and edges it draws."""
+    """DOT source for ``view`` and how many nodes and edges it draws.
+
+    ``rankdir="auto"`` picks LR or TB from the graph's shape (``viz.direction``).
+    Drawn top to bottom, a scalar node stacks its fields (op, name, data, grad)
+    one per row instead of side by side: width is what a vertical picture lacks.
+    """
+    boxes = _boxes(view, depth) if modules == "box" else {}
+    where = {}  # node id -> the key it is drawn as (itself, or its module box)
+    for n in view.nodes:
+        where[n.id] = boxes.get(n.id, n.key)
+    if rankdir == "auto":
+        rankdir = _auto_rankdir(view, boxes, where, show_attrs)
+    stacked = rankdir in ("TB", "BT")
     lines = [
         "digraph minigrad {",
         f'  graph [rankdir={rankdir}, fontname="{_FONT}", fontsize=12, nodesep=0.25, '
@@ -102,11 +122,6 @@ def render_dot(
         'fontsize=11];',
         '  edge [color="#475569", arrowsize=0.7];',
     ]
-    boxes = _boxes(view, depth) if modules == "box" else {}
-    where = {}  # node id -> the key it is drawn as (itself, or its module box)
-    for n in view.nodes:
-        where[n.id] = boxes.get(n.id, n.key)
-
     # Nodes: grouped by module cluster, each group in creation order.
     body: dict[tuple, list[str]] = {}
     for n in view.nodes:
@@ -114,7 +129,10 @@ def render_dot(
             continue
         scope = n.scope if modules == "cluster" else ()
         out = body.setdefault(scope, [])
-        out.append(_node_line(n, show_attrs, n.id in highlight))
+        if scope and n.name and n.name.startswith(".".join(map(str, scope)) + "."):
+            # inside the frame titled "layers.0.neurons.1", "w.0" says it all
+            n = dataclasses.replace(n, name=n.name[len(".".join(map(str, scope))) + 1:])
+        out.append(_node_line(n, show_attrs, n.id in highlight, stacked))
         if n.saved:
             for item in n.saved:
                 out.append(_saved_line(item))
@@ -195,7 +213,22 @@ def _td_rows(what: str, preview: str) -> str:
     return f'<td align="left" balign="left">{_esc(what)} {body}</td>'
 
 
-def _node_line(n, show_attrs: bool, highlighted: bool) -> str:
+def _auto_rankdir(view, boxes, where, show_attrs) -> str:
+    """LR or TB for what will be drawn: graph nodes and module boxes, sized from their labels."""
+    lr, tb = {}, {}
+    for n in view.nodes:
+        if n.id not in boxes:
+            lr[n.key] = label_size(_node_line(n, show_attrs, False, False))
+            tb[n.key] = label_size(_node_line(n, show_attrs, False, True))
+    for line in _box_lines(view, boxes, frozenset()):
+        key = line.split(" ", 1)[0]
+        lr[key] = tb[key] = label_size(line)
+    edges = [(where[e.parent], where[e.child]) for e in view.edges
+             if where[e.parent] != where[e.child]]
+    return choose_rankdir(lr, tb, edges)
+
+
+def _node_line(n, show_attrs: bool, highlighted: bool, stacked: bool = False) -> str:
     fill, border = COLORS[n.role]
     width = 0
     cls = n.classes
@@ -217,7 +250,10 @@ def _node_line(n, show_attrs: bool, highlighted: bool) -> str:
             cells.append(_td(n.grad_label))
         if show_attrs and n.attrs:
             cells.append(_td(n.attrs))
-        rows = ["<tr>" + "".join(cells) + "</tr>"]
+        if stacked:  # one field a row: a narrow node for a top-to-bottom picture
+            rows = ["<tr>" + cell + "</tr>" for cell in cells]
+        else:
+            rows = ["<tr>" + "".join(cells) + "</tr>"]
     else:
         head = " ".join(x for x in (n.symbol, n.name) if x is not None)
         rows = []
@@ -345,11 +381,30 @@ def _box_lines(view, boxes, highlight) -> list[str]:
             f'bgcolor="{fill}" color="{bc}" style="rounded"><tr>{_td(title, bold=True)}</tr>'
             f"<tr>{_td(detail)}</tr>"
         )
-        if len(outputs) == 1 and outputs[0].kind == "tensor":
-            label += f"<tr>{_td(f'→ {outputs[0].shape} {outputs[0].dtype}')}</tr>"
+        if len(outputs) == 1:
+            label += "".join(f"<tr>{_td(text, align='left')}</tr>"
+                             for text in box_summary(outputs[0]))
         label += "</table>"
         out.append(f'{key} [id="{key}", class="{cls}", label=<{label}>];')
     return out
+
+
+def box_summary(n) -> list[str]:
+    """What a module box says about its output node ``n``: its shape, then its data (a
+    scalar, or a tensor small enough to print) and its grad field, as the node would.
+
+    The grad text is ``n.grad_label``, the node's own (``grad norm …`` for a big tensor).
+    """
+    lines = []
+    if n.kind == "tensor":
+        lines.append(f"→ {n.shape} {n.dtype}")
+        if n.tiny:
+            lines.append(f"data {n.data}")
+    else:
+        lines.append(f"→ data {n.data}")
+    if n.grad_label is not None:
+        lines.append(n.grad_label)
+    return lines
 
 
 def _plural(k: int, word: str) -> str:

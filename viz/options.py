@@ -28,7 +28,8 @@ from .formatting import check_options
 
 __all__ = ["DisplayOptions", "RANKDIRS", "MODULES", "UNSET", "resolve"]
 
-RANKDIRS = ("LR", "TB", "RL", "BT")
+#: ``"auto"`` (the default) picks LR or TB from the graph's shape: see ``viz.direction``.
+RANKDIRS = ("auto", "LR", "TB", "RL", "BT")
 MODULES = ("cluster", "box", None)
 
 
@@ -44,7 +45,8 @@ UNSET: Any = _Unset()
 
 @dataclass(frozen=True)
 class DisplayOptions:
-    """How a graph is shown.  Every field has the default the renderers always had.
+    """How a graph is shown.  Every field has the default the renderers always had,
+    except ``rankdir`` (``"auto"``, it was ``"LR"``).
 
     Numbers and values: ``digits`` decimals (4); ``width`` characters per
     tensor preview in the text tree and the view (drawings use 80);
@@ -57,7 +59,8 @@ class DisplayOptions:
     and ``fc1.weight`` names), ``saved_values`` (``{node id: saved tuple}``
     standing in for released ones).
 
-    Drawings: ``rankdir``, ``modules``, ``depth``, ``highlight``,
+    Drawings: ``rankdir`` (``"auto"``: left to right unless the graph is
+    too wide for a screen that way, see ``viz.direction``), ``modules``, ``depth``, ``highlight``,
     ``max_nodes``, ``legend``, ``edge_labels``, ``title`` (see ``viz.draw``).
     Text tree: ``ids``, ``max_indent`` (see ``viz.text``).
     """
@@ -71,7 +74,7 @@ class DisplayOptions:
     params: Any = None
     scopes: Any = None
     saved_values: dict | None = None
-    rankdir: str = "LR"
+    rankdir: str = "auto"
     modules: str | None = "cluster"
     depth: int | None = None
     highlight: Any = ()

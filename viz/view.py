@@ -33,6 +33,7 @@ Python's ``id()``).
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,6 +66,7 @@ __all__ = [
     "cluster_key",
     "as_roots",
     "param_names",
+    "model_param_names",
     "grad_label",
     "DRAW_WIDTH",
 ]
@@ -283,6 +285,41 @@ def param_names(params) -> dict[int, str]:
     return names
 
 
+def model_param_names(leaf_ids, frame=None) -> dict[int, str]:
+    """``{node id: "layers.0.weight"}`` from the Modules in the caller's variables.
+
+    Why look there: a graph does not know which model made it (a module's
+    call records nothing unless ``record_scopes()`` listens, so training pays
+    nothing), but the code drawing it almost always holds the model in a
+    variable, a notebook's ``model``.  The first frame outside ``viz`` is
+    searched (its locals, then globals); every ``minigrad.nn.Module`` there
+    whose parameters are among ``leaf_ids`` names them as ``params=model``
+    would.  The module naming the most leaves wins a clash, then the variable
+    name, so the result does not depend on dict order.
+    """
+    from minigrad.nn import Module
+
+    leaf_ids = set(leaf_ids)
+    frame = frame or sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__", "").split(".")[0] == "viz":
+        frame = frame.f_back
+    if frame is None or not leaf_ids:
+        return {}
+    space = {**frame.f_globals, **frame.f_locals}
+    found = []
+    for var in sorted(space):
+        obj = space[var]
+        if isinstance(obj, Module):
+            names = {p.id: name for name, p in obj.named_parameters() if p.id in leaf_ids}
+            if names:
+                found.append((-len(names), var, names))
+    out: dict[int, str] = {}
+    for _, _, names in sorted(found, key=lambda t: t[:2]):
+        for node_id, name in names.items():
+            out.setdefault(node_id, name)
+    return out
+
+
 # --------------------------------------------------------------------- building
 
 
@@ -302,7 +339,9 @@ def build_view(
     """Walk the graph behind ``roots`` (iteratively) into a ``GraphView``.
 
     ``options`` is a ``viz.DisplayOptions``; keywords given here override its
-    fields.  ``params`` names leaves (a Module, a dict or pairs); ``scopes``
+    fields.  ``params`` names leaves (a Module, a dict or pairs; not given:
+    the parameters of a Module the calling code holds in a variable, see
+    ``model_param_names``; ``params=()`` turns that off); ``scopes``
     says which module made each node (a ``minigrad.nn.ScopeMap`` from
     ``record_scopes()``, or a dict ``{node id: "fc1"}``) and gives the
     clusters; ``show_grad=False`` gives a forward-only view; ``show_saved``
@@ -325,7 +364,10 @@ def build_view(
     scopes = opts.scopes
     if scopes is None:
         scopes = getattr(roots, "scopes", None)  # a tape that also kept module scopes
-    names = dict(getattr(scopes, "param_names", None) or {})
+    names = {}
+    if opts.params is None:
+        names = model_param_names([n.id for n in order if n.op is None and n.requires_grad])
+    names.update(getattr(scopes, "param_names", None) or {})
     names.update(param_names(opts.params))
     scope_of = _scope_reader(scopes)
 

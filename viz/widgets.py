@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from .page import SPEEDS, legend, panel_html
 from .template import css
+from .zoom import ZoomBar, svg_width_px
 
 __all__ = ["StepperWidget"]
 
@@ -68,7 +69,10 @@ class StepperWidget:
              self.last_button, self.slider, self.counter, self.speed],
             layout=w.Layout(flex_flow="row wrap", align_items="center"),
         )
-        self.box = w.VBox([self.style, self.restyle, controls, self.graph, self.panel])
+        natural = svg_width_px(stepper.svg)  # (zoom: viz.zoom, buttons rewriting one rule)
+        self.zoom = ZoomBar(stepper.scope, natural) if natural else None
+        zoom = [self.zoom.style, self.zoom.box] if self.zoom else []
+        self.box = w.VBox([self.style, self.restyle, controls, *zoom, self.graph, self.panel])
         self.box.add_class("mg-stepper-widget")
         self.slider.observe(self._on_slider, names="value")
         state.observe(self._on_step)

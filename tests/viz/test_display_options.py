@@ -27,7 +27,7 @@ def test_is_frozen_and_has_the_renderers_defaults():
     with pytest.raises(dataclasses.FrozenInstanceError):
         opts.digits = 2
     assert (opts.digits, opts.width, opts.preview, opts.rankdir, opts.max_nodes) == (
-        4, 60, 6, "LR", 1000)
+        4, 60, 6, "auto", 1000)
     assert opts.replace(digits=2).digits == 2 and opts.digits == 4
 
 

@@ -237,7 +237,8 @@ def test_module_clusters_and_boxes():
     g = viz.draw(loss, scopes=scopes, modules="box")
     found = groups(g.svg())
     assert found["c_net_0"].get("class") == "node module box"
-    assert texts(found["c_net_0"]) == ["net.0", "2 ops", "→ (1, 1) float32"]
+    assert texts(found["c_net_0"]) == ["net.0", "2 ops", "→ (1, 1) float32",
+                                       "data [[5.0000]]", viz.view.grad_label(h.data, h.grad)]
     assert found[f"e_{h.id - 1}_{x.id}_0"].get("class") == "edge data collapsed"
     assert f"n_{h.id}" not in found
     assert repr(g) == "<Graph 5 nodes, 4 edges>"
@@ -319,13 +320,21 @@ def test_a_real_model_as_clusters_and_boxes():
     clusters = {k: texts(v) for k, v in found.items() if v.get("class") == "cluster module"}
     assert clusters == {"c_0": ["0: Linear"], "c_1": ["1: ReLU"], "c_2": ["2: Linear"]}
     weight = model[0].weight
-    assert texts(found[f"n_{weight.id}"])[0] == "0.weight"  # named by the scope map
+    # named by the scope map; drawn inside its module's frame, the name drops the frame's
+    assert viz.build_view(loss, scopes=scopes).node(weight).name == "0.weight"
+    assert texts(found[f"n_{weight.id}"])[0] == "weight"
+    unframed = groups(viz.draw(loss, scopes=scopes, modules=None).svg())
+    assert texts(unframed[f"n_{weight.id}"])[0] == "0.weight"
     g = viz.draw(loss, scopes=scopes, modules="box")
     found = groups(g.svg())
     boxes = {k: texts(v) for k, v in found.items() if v.get("class") == "node module box"}
-    assert boxes == {"c_0": ["0: Linear", "1 op, 2 params", "→ (5, 4) float32"],
-                     "c_1": ["1: ReLU", "1 op", "→ (5, 4) float32"],
-                     "c_2": ["2: Linear", "1 op, 2 params", "→ (5, 3) float32"]}
+    # each box keeps its output's gradient: the same text the output node shows
+    view = viz.build_view(loss, scopes=scopes)
+    grads = {c.key: view.node(c.nodes[-1]).grad_label for c in view.clusters}
+    assert all(g.startswith("grad norm ") for g in grads.values())
+    assert boxes == {"c_0": ["0: Linear", "1 op, 2 params", "→ (5, 4) float32", grads["c_0"]],
+                     "c_1": ["1: ReLU", "1 op", "→ (5, 4) float32", grads["c_1"]],
+                     "c_2": ["2: Linear", "1 op, 2 params", "→ (5, 3) float32", grads["c_2"]]}
     assert f"n_{weight.id}" not in found
     # without scopes, params= still names the parameters
     names = {n.name for n in viz.build_view(loss, params=model).nodes if n.role == "param"}

@@ -23,6 +23,7 @@
     for (i = 0; i < companions.length; i++) { comps.push(""); shownComps.push(null); }
     for (i = 0; i < gradEls.length; i++) { grads.push(-1); shownGrads.push(-2); }
     var at = -1, timer = null;
+    var afterShow = null;  // the collapsed modules' boxes follow the step (see collapsible)
 
     var slider = root.querySelector(".mg-slider");
     var counter = root.querySelector(".mg-counter");
@@ -77,6 +78,7 @@
       title.textContent = frames[k].t;
       text.textContent = frames[k].x;
       root.setAttribute("data-mg-step", String(k));
+      if (afterShow) afterShow();
     }
 
     function stop() {
@@ -112,7 +114,242 @@
       if (k !== undefined) { stop(); show(k); ev.preventDefault(); }
       else if (ev.key === " ") { play(); ev.preventDefault(); }
     });
+    var svg = root.querySelector(".mg-graph svg");
+    if (svg) {
+      afterShow = collapsible(root, svg);
+      zoomPan(root, svg);
+    }
     show(data.start || 0);
+  }
+
+  /* ---------------------------------------------------------------- zoom and pan
+     The layout never changes: zooming only sets the SVG's CSS size, inside the
+     scrolling .mg-graph box. "fit" (the default when the graph is wider than its
+     box) scales it to the box's width; "100%" is the size graphviz drew; the
+     buttons, Ctrl+wheel (or a pinch) zoom, dragging pans. Works with no network. */
+  var ZOOM_STEP = 1.25, ZOOM_MIN = 0.1, ZOOM_MAX = 4;
+
+  function naturalSize(svg) {
+    // graphviz writes width="1869pt": a browser shows 1 pt as 4/3 px
+    function px(v) {
+      var m = /^([\d.]+)(pt|px)?$/.exec(v || "");
+      return m ? parseFloat(m[1]) * (m[2] === "pt" ? 4 / 3 : 1) : 0;
+    }
+    var w = px(svg.getAttribute("width")), h = px(svg.getAttribute("height"));
+    if (!w || !h) { var b = svg.viewBox.baseVal; w = b.width * 4 / 3; h = b.height * 4 / 3; }
+    return [w, h];
+  }
+
+  function zoomPan(root, svg) {
+    var box = root.querySelector(".mg-graph");
+    var size = naturalSize(svg), scale = 1, fitted = true;
+    var bar = document.createElement("div");
+    bar.className = "mg-zoom";
+    bar.innerHTML =
+      '<button type="button" data-zoom="out" title="Zoom out (Ctrl+wheel)">\u2212</button>' +
+      '<span class="mg-zoom-level" title="zoom">100%</span>' +
+      '<button type="button" data-zoom="in" title="Zoom in (Ctrl+wheel)">+</button>' +
+      '<button type="button" data-zoom="fit" title="Fit the graph to the width">fit</button>' +
+      '<button type="button" data-zoom="one" title="The size it was drawn at">100%</button>' +
+      '<span class="mg-zoom-hint">drag to pan, Ctrl+wheel to zoom, click a module to fold it</span>';
+    box.parentNode.insertBefore(bar, box);
+    var level = bar.querySelector(".mg-zoom-level");
+
+    function fitScale() {
+      var room = box.clientWidth - 2;
+      return room > 0 ? Math.min(1, room / size[0]) : 1;
+    }
+    // zoom to s keeping the graph point under (cx, cy) (box coordinates) in place
+    function zoomTo(s, cx, cy) {
+      s = Math.max(ZOOM_MIN, Math.min(ZOOM_MAX, s));
+      if (cx === undefined) { cx = box.clientWidth / 2; cy = box.clientHeight / 2; }
+      var gx = (box.scrollLeft + cx) / scale, gy = (box.scrollTop + cy) / scale;
+      scale = s;
+      svg.style.maxWidth = "none";
+      svg.style.width = (size[0] * s) + "px";
+      svg.style.height = (size[1] * s) + "px";
+      box.scrollLeft = gx * s - cx;
+      box.scrollTop = gy * s - cy;
+      level.textContent = Math.round(s * 100) + "%";
+      root.setAttribute("data-mg-zoom", s.toFixed(4));
+    }
+    function fit() { fitted = true; zoomTo(fitScale(), 0, 0); box.scrollLeft = box.scrollTop = 0; }
+
+    bar.addEventListener("click", function (ev) {
+      var b = ev.target.closest("[data-zoom]");
+      if (!b) return;
+      var act = b.getAttribute("data-zoom");
+      if (act === "fit") { fit(); return; }
+      fitted = false;
+      if (act === "one") zoomTo(1);
+      else zoomTo(act === "in" ? scale * ZOOM_STEP : scale / ZOOM_STEP);
+    });
+    box.addEventListener("wheel", function (ev) {
+      if (!ev.ctrlKey && !ev.metaKey) return;  // a plain wheel scrolls the page as usual
+      ev.preventDefault();
+      var r = box.getBoundingClientRect();
+      fitted = false;
+      zoomTo(scale * Math.pow(ZOOM_STEP, -ev.deltaY / 100), ev.clientX - r.left, ev.clientY - r.top);
+    }, { passive: false });
+
+    var drag = null;
+    box.addEventListener("mousedown", function (ev) {
+      if (ev.button !== 0) return;
+      drag = { x: ev.clientX, y: ev.clientY, left: box.scrollLeft, top: box.scrollTop, moved: false };
+    });
+    window.addEventListener("mousemove", function (ev) {
+      if (!drag) return;
+      var dx = ev.clientX - drag.x, dy = ev.clientY - drag.y;
+      if (!drag.moved && Math.abs(dx) + Math.abs(dy) < 4) return;
+      drag.moved = true;
+      box.classList.add("mg-dragging");
+      box.scrollLeft = drag.left - dx;
+      box.scrollTop = drag.top - dy;
+      ev.preventDefault();
+    });
+    window.addEventListener("mouseup", function () {
+      if (drag && drag.moved) {
+        // the click that ends a drag must not fold a module
+        var swallow = function (e) { e.stopPropagation(); };
+        box.addEventListener("click", swallow, true);
+        setTimeout(function () { box.removeEventListener("click", swallow, true); }, 0);
+      }
+      drag = null;
+      box.classList.remove("mg-dragging");
+    });
+    if (window.ResizeObserver) {
+      new ResizeObserver(function () { if (fitted) fit(); }).observe(box);
+    }
+    fit();
+  }
+
+  /* ---------------------------------------------------------------- folding modules
+     A module's cluster (g.cluster.module, id c_<path>) folds into a box when
+     clicked, and unfolds when the box is clicked. Nothing is laid out again: the
+     box is drawn over the cluster's area and the module's nodes and inner edges
+     are hidden (inline display, which the per-step classes do not touch). A node
+     belongs to a cluster when its centre lies inside the cluster's rectangle
+     (graphviz draws clusters around their nodes); an edge when both its ends do
+     (ids e_<child>_<parent>_<slot>); a saved value with its node. The box says
+     what viz.draw(modules="box") says: the title, the node count, and the
+     lines of the module's one output node (shape, data, grad), re-read at every
+     step so its gradient follows the replay. */
+  var SVGNS = "http://www.w3.org/2000/svg";
+
+  function collapsible(root, svg) {
+    var clusters = [].slice.call(svg.querySelectorAll("g.cluster.module"));
+    if (!clusters.length) return null;
+    var layer = svg.querySelector("g.graph") || svg;
+    var nodes = [].slice.call(svg.querySelectorAll("g.node[id^='n_']"));
+    var rest = [].slice.call(svg.querySelectorAll("g.edge, g.saved"));
+    var centre = {};
+    nodes.forEach(function (n) {
+      var b = n.getBBox();
+      centre[n.id] = [b.x + b.width / 2, b.y + b.height / 2];
+    });
+    var infos = clusters.map(function (c) {
+      var r = c.getBBox(), inside = {}, members = [], output = null;
+      nodes.forEach(function (n) {
+        var p = centre[n.id];
+        if (p[0] > r.x && p[0] < r.x + r.width && p[1] > r.y && p[1] < r.y + r.height) {
+          inside[n.id.slice(2)] = true; members.push(n);
+        }
+      });
+      rest.forEach(function (el) {
+        var m = /^e_(\d+)_(\d+)_/.exec(el.id), s = /^se?_(\d+)_/.exec(el.id);
+        if (m && inside[m[1]] && inside[m[2]]) members.push(el);
+        else if (m && inside[m[2]] && !inside[m[1]]) output = output === null || output === m[2] ? m[2] : "";
+        else if (!m && s && inside[s[1]]) members.push(el);
+      });
+      var title = c.querySelector("text");
+      return { el: c, rect: r, members: members, count: Object.keys(inside).length,
+               output: output ? svg.querySelector('[id="n_' + output + '"]') : null,
+               title: title ? title.textContent : c.id, box: null, folded: false };
+    });
+    infos.forEach(function (a) {  // clusters nested in a: folded with it
+      a.inner = infos.filter(function (b) {
+        return b !== a && b.rect.x >= a.rect.x && b.rect.y >= a.rect.y &&
+          b.rect.x + b.rect.width <= a.rect.x + a.rect.width &&
+          b.rect.y + b.rect.height <= a.rect.y + a.rect.height;
+      });
+    });
+
+    function lines(info) {
+      var out = [info.title, info.count + (info.count === 1 ? " node" : " nodes")];
+      if (info.output) {
+        var texts = info.output.querySelectorAll("text:not(.mg-gv)");
+        for (var i = 1; i < texts.length; i++) {  // (its first text is the op symbol)
+          if (getComputedStyle(texts[i]).display !== "none") out.push(texts[i].textContent);
+        }
+      }
+      return out;
+    }
+    function drawBox(info) {
+      var g = document.createElementNS(SVGNS, "g"), r = info.rect;
+      g.setAttribute("class", "mg-box");
+      g.setAttribute("id", "box_" + info.el.id);
+      var rect = document.createElementNS(SVGNS, "rect");
+      rect.setAttribute("x", r.x); rect.setAttribute("y", r.y);
+      rect.setAttribute("width", r.width); rect.setAttribute("height", r.height);
+      rect.setAttribute("rx", 6);
+      g.appendChild(rect);
+      layer.appendChild(g);
+      info.box = g;
+    }
+    function fillBox(info) {
+      var g = info.box, r = info.rect, old = g.querySelectorAll("text"), i;
+      for (i = 0; i < old.length; i++) g.removeChild(old[i]);
+      var text = lines(info), size = 11, gap = 14;
+      for (i = 0; i < text.length && (i + 1) * gap + 4 <= r.height; i++) {
+        var t = document.createElementNS(SVGNS, "text");
+        t.setAttribute("x", r.x + 6);
+        t.setAttribute("y", r.y + 4 + (i + 1) * gap - 3);
+        t.setAttribute("font-size", size);
+        if (i === 0) t.setAttribute("font-weight", "bold");
+        t.textContent = text[i];
+        g.appendChild(t);
+        var room = r.width - 12, wide = t.getComputedTextLength();
+        if (wide > room) t.setAttribute("font-size", Math.max(4, size * room / wide));
+      }
+      // the box shows the state of its members: faded before any of them exists,
+      // outlined like the current node when one of them is current
+      var state = info.members.map(function (m) { return m.getAttribute("class") || ""; });
+      var shown = state.some(function (c) { return c.indexOf("node") >= 0 && !/\bhidden\b/.test(c); });
+      var current = state.some(function (c) { return /\b(current|receiving)\b/.test(c); });
+      g.setAttribute("class", "mg-box" + (shown ? "" : " mg-box-empty") + (current ? " mg-box-current" : ""));
+    }
+    function refresh() {
+      var hidden = new Set();
+      infos.forEach(function (a) {
+        if (!a.folded) return;
+        a.members.forEach(function (m) { hidden.add(m); });
+        a.inner.forEach(function (b) { hidden.add(b.el); if (b.box) hidden.add(b.box); });
+      });
+      nodes.concat(rest).forEach(function (el) { el.style.display = hidden.has(el) ? "none" : ""; });
+      infos.forEach(function (a) {
+        a.el.style.display = hidden.has(a.el) ? "none" : "";
+        if (!a.box) return;
+        var on = a.folded && !hidden.has(a.box);
+        a.box.style.display = on ? "" : "none";
+        if (on) fillBox(a);
+      });
+      root.setAttribute("data-mg-folded", infos.filter(function (a) { return a.folded; })
+        .map(function (a) { return a.el.id; }).join(" "));
+    }
+    function toggle(info) {
+      info.folded = !info.folded;
+      if (info.folded && !info.box) drawBox(info);
+      refresh();
+    }
+    infos.forEach(function (info) {
+      info.el.addEventListener("click", function () { toggle(info); });
+    });
+    layer.addEventListener("click", function (ev) {
+      var g = ev.target.closest && ev.target.closest("g.mg-box");
+      if (!g) return;
+      infos.forEach(function (info) { if (info.box === g) toggle(info); });
+    });
+    return refresh;
   }
 
   var roots = document.querySelectorAll(".mg-player");
