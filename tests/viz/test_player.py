@@ -185,12 +185,19 @@ def test_export_without_drawing_still_has_steps(tmp_path, monkeypatch):
     assert '"frames":[' in page
 
 
-def test_fragment_starts_at_the_current_step():
+def test_fragment_opens_on_the_start_step_not_where_code_left_the_cursor():
     s = step_through(lambda a: a * a, 2.0, svg=FAKE)
     s.goto(3)
     frag = s.to_html(fragment=True)
-    assert frag.startswith('<div class="mg-stepper mg-player"') and 'data-mg-step="3"' in frag
+    assert frag.startswith('<div class="mg-stepper mg-player"') and 'data-mg-step="0"' in frag
     assert "<!DOCTYPE" not in frag and "<style>" in frag
+    assert s.step == 0  # the cursor follows what is shown
+    here = step_through(lambda a: a * a, 2.0, svg=FAKE, start=None)
+    here.goto(3)
+    assert 'data-mg-step="3"' in here.to_html(fragment=True)
+    end = step_through(lambda a: a * a, 2.0, svg=FAKE, start=-1)
+    assert f'data-mg-step="{len(end) - 1}"' in end.to_html(fragment=True)
+    assert f'data-mg-step="{len(end) - 1}"' in end.to_html()
 
 
 def test_panel_text_is_escaped():
