@@ -6,7 +6,7 @@ watch its gradients flow back, one edge at a time.
 >>> s
 <Stepper both: 15 steps (6 forward, 9 backward), 4 nodes, 4 edges>
 >>> s.last(); print(s.panel.splitlines()[0])
-Backward · complete
+step 15 / 15 · Backward · complete
 
 The parts: ``Frames`` (what every step shows, computed once from the tape),
 ``StepperState`` (the cursor), an ``SvgTemplate`` of the graph laid out once

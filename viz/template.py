@@ -276,7 +276,9 @@ STATE_RULES = (
     ("passed", "edge", "a", "stroke:#2ca02c;fill:#2ca02c"),
     ("receiving", "node", "s", "stroke:#ff7f0e;stroke-width:3.5px;fill:#ffe8cc"),
     ("current", "node", "s", "stroke:#d62728;stroke-width:3.5px"),
-    ("current", "node", "", "font-weight:bold"),
+    # text made heavier by a thin outline, not font-weight: bold glyphs are wider than
+    # the ones graphviz measured, and would run past their boxes
+    ("current", "node", "", "stroke:currentColor;stroke-width:0.35px"),
     ("current", "edge", "p", "stroke:#d62728;stroke-width:3px"),
     ("current", "edge", "a", "stroke:#d62728;fill:#d62728"),
 )

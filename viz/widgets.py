@@ -38,8 +38,9 @@ class StepperWidget:
         self.style = w.HTML(f"<style>{css()}</style>")
         # ipywidgets draws Play and Stop as bare icons: the stylesheet writes "Play",
         # "Pause" and "Stop" next to them (player.css), the tooltip says what they do
+        # (shown only without a description, which Play never displays anyway)
         self.play = w.Play(value=state.step, min=0, max=n - 1, step=1,
-                           interval=dict(SPEEDS)[stepper.speed], description="Play",
+                           interval=dict(SPEEDS)[stepper.speed],
                            tooltip="Play / Pause: step on by itself. Stop: back to the start.",
                            show_repeat=False)
         self.play.add_class("mg-play")

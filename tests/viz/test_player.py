@@ -94,7 +94,7 @@ def test_state_css_rules_end_in_ids():
     assert rules["hidden"] == "#mgs-7 #n_1,#mgs-7 #s_1_0"
     assert rules["has-grad"] == "#mgs-7 #n_2_s"
     assert rules["grad"] == "#mgs-7 #gv_2_1"
-    assert "#mgs-7 #e_2_1_0_p{stroke:#d62728" in css and "#mgs-7 #n_2{font-weight:bold}" in css
+    assert "#mgs-7 #e_2_1_0_p{stroke:#d62728" in css and "#mgs-7 #n_2{stroke:currentColor" in css
     assert ".mg-stepper g.node.current > .mg-s{" in player.css()  # the player's class rules
 
 
