@@ -260,12 +260,12 @@ class Frames:
         total = len(created)
         self._emit("forward", "start", f"Forward · start ({count_of(total, 'node')} to create)",
                    self.say.forward_start(created, given))
-        for k, n in enumerate(created, 1):
+        for n in created:
             self._strip("current", replace="done")
             self._set(node_key(n), add=("current",), remove=("hidden",))
             for el in self._edges_into.get(n.id, ()):
                 self._set(el, add=("current",), remove=("hidden",))
-            title = f"Forward {k}/{total} · create {self.name(n)}"
+            title = f"Forward · create {self.name(n)}"
             if n.op is not None:
                 title += f" ({n.op.name})"
             text = self.say.created(n, view_kind(self.view.node(n.id)))
@@ -297,13 +297,10 @@ class Frames:
         root = seeds[0].node
         self._emit("backward", "start", "Backward · start", self.say.backward_start(root))
         npass = 0
-        step = 0
-        nsteps = sum(1 for e in self._events if e.kind != "created")
         current_root = root
         for e in self._events:
             if e.kind == "created":
                 continue
-            step += 1
             self._strip("receiving")
             self._strip_edge_current()
             if e.kind == "seeded":
@@ -322,14 +319,14 @@ class Frames:
                         self._set(el, remove=("passed",))
                 self._grad(e.node, e.grad)
                 self._set(node_key(e.node), add=("current", "has-grad"))
-                title = f"Backward {step}/{nsteps} · seed {self.name(e.node)}"
+                title = f"Backward · seed {self.name(e.node)}"
                 label = "Seed" if len(seeds) == 1 else f"Backward pass {npass}, seed"
                 self._emit("backward", "seeded", title, self.say.seed(e, label), node=e.node.id)
             elif e.kind == "visit":
                 n = e.node
                 self._mark_visited()
                 self._set(node_key(n), add=("current",))
-                title = f"Backward {step}/{nsteps} · visit {self.name(n)} ({n.op.name})"
+                title = f"Backward · visit {self.name(n)} ({n.op.name})"
                 text = self.say.visit(e, current_root, total.get(n.id, 0))
                 self._emit("backward", "visit", title, text, node=n.id)
                 self._visiting = n.id
@@ -343,7 +340,7 @@ class Frames:
                 add = ["receiving", "has-grad"] + (["accumulated"] if counts[p.id] > 1 else [])
                 self._set(node_key(p), add=add)
                 self._grad(p, e.after)
-                title = f"Backward {step}/{nsteps} · {n.op.name} → {self.name(p)}"
+                title = f"Backward · {n.op.name} → {self.name(p)}"
                 text = self.say.contribute(e, upstream.get(n.id), counts[p.id])
                 self._emit("backward", "contribute", title, text, node=n.id, edge=el)
         self._strip("receiving")

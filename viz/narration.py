@@ -8,7 +8,10 @@ names are the ones the ``GraphView`` gives (``viz.view``), so the panel and the
 picture agree.
 
 The op formulas are read off ``op.formulas``, one per input (``_slots``,
-``_formula_var``, ``_deriv_text``): ``("∂/∂a = b", "∂/∂b = a")``.
+``_formula_var``, ``_deriv_text``): ``("∂/∂a = b", "∂/∂b = a")``.  Those letters
+are the op's, not the graph's: the general rule keeps them (a visit's "Local
+derivatives of mul: ∂/∂a = b, ..."), but one edge's derivative is said in the
+graph's own names (``∂e/∂w = x = 2.0000``), since a graph may have its own ``b``.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import numpy as np
 
 from minigrad.formatting import DIGITS, format_number
 
-from .formatting import format_array, format_shape, visible
+from .formatting import NO_GRAD, format_array, format_shape, visible
 from .view import is_node
 
 __all__ = ["Narrator", "fmt_num", "fmt_value", "node_name"]
@@ -141,23 +144,67 @@ def _formula_var(op, slot: int, arity: int) -> str:
     return f", called {names[slot]} in the formula" if slot < len(names) else ""
 
 
-def _deriv_text(op, slot: int, derivative, arity: int, digits: int = DIGITS) -> str:
-    """``∂out/∂a = b = 3.0`` (the local derivative, with its value when known)."""
-    names, parts = _slots(op, arity)
-    name = names[slot] if slot < len(names) else f"x{slot + 1}"
+# Words a general rule may use besides its letters; any other word ("on a tie",
+# "where", "the gradient") marks prose, in which a letter cannot safely be renamed.
+_KEEP = frozenset({"exp", "log", "ln", "tanh", "sin", "cos", "sign", "σ", "if", "else"})
+_WORD = re.compile(r"[A-Za-z\u0370-\u03FF]+")  # Latin and Greek letters: "tanh", "b" of "b²"
+_NOTE = re.compile(r"\s+\([^()]*\)\s*$")  # a closing remark: "p·x^(p−1) (0 where p = 0)"
+
+
+def _sym(name: str) -> str:
+    """A node name fit to stand in a formula: ``w``, ``#7``, ``fc1.weight``; anything
+    else (``-3.0000``, ``my loss``) in parentheses."""
+    return name if re.fullmatch(r"[#\w.]+", name) else f"({name})"
+
+
+def _in_names(part: str, letters: dict[str, str]) -> str | None:
+    """The right-hand side of a rule ``∂/∂a = b`` with its letters replaced by the
+    graph's names (``letters``: ``{"a": "w", "b": "x", "out": "e"}``); ``None`` when
+    the rule is prose, so renaming its letters could change its words."""
+    rhs = _NOTE.sub("", part.split("=", 1)[1]).strip()
+    if not set(_WORD.findall(rhs)) <= set(letters) | _KEEP:
+        return None
+
+    def name(m) -> str:
+        new = letters.get(m.group(0), m.group(0))
+        # "3x²" with x named w reads "3w²", but with x named weight "3·weight²"
+        glue = "·" if len(new) > 1 and m.start() and rhs[m.start() - 1].isdigit() else ""
+        return glue + new
+
+    return _WORD.sub(name, rhs)
+
+
+def _deriv_text(op, slot: int, derivative, arity: int, digits: int = DIGITS, *,
+                out: str = "out", inputs=()) -> str:
+    """One edge's local derivative in the graph's own names: ``∂e/∂w = x = 2.0000``.
+
+    ``out`` names the op's result and ``inputs`` its inputs, in slot order.  The
+    op's rule is written with its own letters (``∂/∂a = b``); here each letter
+    becomes the node it stands for, so a graph with its own ``b`` reads right.
+    When the rule is prose (``1 if a > b, ½ on a tie``) it is quoted as the
+    general rule, letters and all, after the specific derivative's value.
+    """
+    letters, parts = _slots(op, arity)
+    inputs = list(inputs) or letters
+    pname = inputs[slot] if slot < len(inputs) else f"x{slot + 1}"
+    head = f"∂{_sym(out)}/∂{_sym(pname)}"
     value = ("" if derivative is None or _is_array(derivative)
              else f" = {fmt_num(derivative, digits)}")
     if parts is not None:
-        part = parts[slot]
-        if part.startswith("∂/∂"):
-            part = "∂out/∂" + part[len("∂/∂"):]
-        if value and _is_number(part.rsplit("=", 1)[-1]):
-            value = ""  # "∂out/∂a = 1" needs no "= 1.0" after it
-        return part + value
+        names = {letter: _sym(name) for letter, name in zip(letters, inputs)}
+        # a letter with a subscript ("xᵢ") stands for its node too
+        names.update({_WORD.match(k).group(0): v for k, v in names.items() if _WORD.match(k)})
+        names["out"] = _sym(out)
+        rhs = _in_names(parts[slot], names)
+        if rhs is not None:
+            if value and _is_number(rhs):
+                value = ""  # "∂e/∂c = 1" needs no "= 1.0000" after it
+            return f"{head} = {rhs}{value}"
+        return f"{head}{value} ({op.name}'s rule: {parts[slot]})"
     formula = op.formula.strip()
     if formula:
-        return f"∂out/∂{name}{value} (rule: {formula})"
-    return f"∂out/∂{name}{value} (from {op.name}'s backward)"
+        return f"{head}{value} (rule: {formula})"
+    return f"{head}{value} (from {op.name}'s backward)"
 
 
 def _is_number(text: str) -> bool:
@@ -210,11 +257,10 @@ class Narrator:
     def value(self, x) -> str:
         return fmt_value(x, digits=self.digits)
 
-    def grad(self, g, like) -> str:
-        """A gradient; ``None`` (nothing flowed in yet) reads as zero of the right kind."""
-        if g is None:
-            return "0" if _is_array(like) else self.num(0.0)
-        return self.value(g)
+    def grad(self, g) -> str:
+        """A gradient; ``None`` (nothing flowed in yet) reads ``—``, "not computed", as
+        in the drawing: before a first contribution there is no gradient, not a zero."""
+        return NO_GRAD if g is None else self.value(g)
 
     def data(self, node) -> str:
         """A node's value; arrays with their shape and dtype (and values when tiny)."""
@@ -341,9 +387,10 @@ class Narrator:
             # A custom Function's backward is user code, so the tape does not call it
             # again for the bare derivative; for a scalar it is contribution / upstream.
             derivative = e.local_grad / upstream
-        deriv = _deriv_text(op, e.slot, derivative, len(n.parents), self.digits)
+        deriv = _deriv_text(op, e.slot, derivative, len(n.parents), self.digits,
+                            out=self.name(n), inputs=[self.name(q) for q in n.parents])
         pname = self.name(p)
-        before = self.grad(e.before, p.data)
+        before = self.grad(e.before)
         after = self.value(e.after)
         local = e.local_grad
         if _is_array(local) or _is_array(p.data):

@@ -11,10 +11,12 @@ from __future__ import annotations
 import html
 import json
 
+from .state import counter_text
 from .template import SvgTemplate, companion_strings, css, grad_strings, script
 from .view import node_key
 
-__all__ = ["SPEEDS", "LEGEND", "legend", "panel_html", "player_fragment", "player_html"]
+__all__ = ["SPEEDS", "LEGEND", "default_title", "legend", "panel_html", "player_fragment",
+           "player_html"]
 
 SPEEDS = (("slow", 1400), ("normal", 700), ("fast", 300), ("very fast", 100))
 
@@ -27,24 +29,48 @@ def panel_html(title: str, text: str) -> str:
     )
 
 
-LEGEND = (
-    '<div class="mg-legend">'
-    '<span><i style="border-color:#d62728"></i>current</span>'
-    '<span><i style="border-color:#ff7f0e;background:#ffe8cc"></i>receiving a gradient</span>'
-    '<span><i style="border-color:#2ca02c"></i>has a gradient</span>'
-    '<span><i style="border-color:#9467bd;border-style:dashed"></i>'
-    "used several times: contributions add up</span></div>"
+_PASSES = {"forward": "forward pass", "backward": "backward pass",
+           "both": "forward and backward pass"}
+
+
+def default_title(mode: str, subject: str) -> str:
+    """A page title that says what is stepped through: ``neuron(a, b, c): the forward and
+    backward pass, step by step`` (``subject``: a function call or the output's name)."""
+    return f"{subject}: the {_PASSES.get(mode, mode)}, step by step"
+
+
+# the key of each state a replay shows; the forward pass only creates nodes
+_KEYS = (
+    ("current", '<i style="border-color:#d62728"></i>current'),
+    ("receiving", '<i style="border-color:#ff7f0e;background:#ffe8cc"></i>receiving a gradient'),
+    ("has-grad", '<i style="border-color:#2ca02c"></i>has a gradient'),
+    ("accumulated", '<i style="border-color:#9467bd;border-style:dashed"></i>'
+                    "used several times: contributions add up"),
 )
+_FORWARD_KEYS = ('<i style="border-color:#d62728"></i>current: the node just created',
+                 "the others appear in the order they were created")
+
+
+def _legend(keys) -> str:
+    return '<div class="mg-legend">' + "".join(f"<span>{k}</span>" for k in keys) + "</div>"
+
+
+LEGEND = _legend(text for _, text in _KEYS)
 # added to the legend when saved values are drawn
-_FREED_KEY = ('<span><s style="opacity:0.45">saved</s> saved value released after its '
-              "node's backward</span>")
+_FREED_KEY = ('<s style="opacity:0.45">saved</s> saved value released after its '
+              "node's backward")
 
 
-def legend(template: SvgTemplate | None = None) -> str:
-    """The colour key under the panel (with the struck-through saved value when drawn)."""
-    if template is None or all(el.endswith("_released") for el, _ in template.companions):
-        return LEGEND
-    return LEGEND.replace("</div>", _FREED_KEY + "</div>")
+def legend(template: SvgTemplate | None = None, mode: str = "both") -> str:
+    """The colour key under the panel: for ``mode="forward"`` the forward states only,
+    otherwise the backward ones (and the struck-through saved value when drawn)."""
+    if mode == "forward":
+        return _legend(_FORWARD_KEYS)
+    keys = [text for _, text in _KEYS]
+    if template is not None and not all(el.endswith("_released")
+                                        for el, _ in template.companions):
+        keys.append(_FREED_KEY)
+    return _legend(keys)
 
 
 def step_payload(frames, template: SvgTemplate | None, grad_text, start: int = 0) -> dict:
@@ -132,9 +158,9 @@ def player_fragment(frames, template: SvgTemplate | None, grad_text, *, start: i
         f'<input type="range" class="mg-slider" min="0" max="{n - 1}" value="{start}" '
         'aria-label="step">'
         f'<label>speed <select class="mg-speed">{options}</select></label>'
-        f'<span class="mg-counter">step {start + 1} / {n}</span></div>'
+        f'<span class="mg-counter">{counter_text(start, n)}</span></div>'
         f'<div class="mg-graph">{graph}</div>'
-        f"{panel_html(f0.title, f0.text)}{legend(template)}"
+        f"{panel_html(f0.title, f0.text)}{legend(template, frames.mode)}"
         f'<script type="application/json" class="mg-data">{data}</script>'
         f"<script>{script()}</script></div>"
     )
@@ -142,7 +168,7 @@ def player_fragment(frames, template: SvgTemplate | None, grad_text, *, start: i
 
 def player_html(frames, template: SvgTemplate | None, grad_text, *,
                 title: str = "minigrad step-through", note: str | None = None,
-                speed: str = "normal") -> str:
+                speed: str = "normal", start: int = 0) -> str:
     """One self-contained HTML page: inline SVG, CSS and script; works offline."""
     return (
         "<!DOCTYPE html>\n"
@@ -152,6 +178,6 @@ def player_html(frames, template: SvgTemplate | None, grad_text, *,
         "<style>body{margin:16px;max-width:1200px}"
         "h1{font:600 18px system-ui,sans-serif}</style></head><body>"
         f"<h1>{html.escape(title)}</h1>"
-        f"{player_fragment(frames, template, grad_text, note=note, speed=speed)}"
+        f"{player_fragment(frames, template, grad_text, start=start, note=note, speed=speed)}"
         "</body></html>\n"
     )

@@ -6,7 +6,13 @@ from __future__ import annotations
 
 import operator
 
-__all__ = ["StepperState"]
+__all__ = ["StepperState", "counter_text"]
+
+
+def counter_text(i: int, n: int) -> str:
+    """``step 4 / 8`` for frame index ``i`` of ``n`` (what the widget, the player and
+    ``StepperState.panel`` all show)."""
+    return f"step {i + 1} / {n}"
 
 
 class StepperState:
@@ -78,9 +84,15 @@ class StepperState:
         return self.frames[self._step]
 
     @property
+    def counter(self) -> str:
+        """``step 4 / 8``: the one count of steps, the same next to the slider and
+        in ``panel`` (frame titles name the phase, never a count of their own)."""
+        return counter_text(self._step, len(self.frames))
+
+    @property
     def panel(self) -> str:
         f = self.frame
-        return f"{f.title}\n{f.text}"
+        return f"{self.counter} · {f.title}\n{f.text}"
 
     @property
     def classes(self) -> dict[str, str]:

@@ -6,7 +6,7 @@ watch its gradients flow back, one edge at a time.
 >>> s
 <Stepper both: 15 steps (6 forward, 9 backward), 4 nodes, 4 edges>
 >>> s.last(); print(s.panel.splitlines()[0])
-Backward · complete
+step 15 / 15 · Backward · complete
 
 The parts: ``Frames`` (what every step shows, computed once from the tape),
 ``StepperState`` (the cursor), an ``SvgTemplate`` of the graph laid out once
@@ -31,7 +31,7 @@ from minigrad.formatting import DIGITS
 
 from .frames import Frames
 from .options import DisplayOptions, resolve
-from .page import SPEEDS, player_fragment, player_html
+from .page import SPEEDS, default_title, player_fragment, player_html
 from .state import StepperState
 from .template import SvgTemplate, companion_strings, state_css, svg_template
 from .view import grad_label, node_key, param_names
@@ -82,6 +82,10 @@ class Stepper:
     graphviz (or a graph over ``max_nodes``) leaves the stepper without a
     picture, with ``note`` saying why; the steps and the panel still work.
     ``modules="box"`` is refused: it would hide the nodes the steps light up.
+    ``start`` is the step a display opens on: 0, the first, unless a lesson
+    wants another (``-1``: the end, counted like a list index; ``None``: wherever
+    the cursor is), so a cell that walks the steps with ``goto`` before showing
+    the stepper still shows it from the start.
 
     Saved values (drawn for custom Functions, or with ``show_saved=True``)
     show as they were recorded, struck through from the step at which
@@ -96,7 +100,11 @@ class Stepper:
 
     def __init__(self, tape, mode: str = "both", *, speed: str = "normal", static: bool = False,
                  title: str | None = None, show_ids: bool = True, svg: str | None = None,
-                 options: DisplayOptions | None = None, **draw_options):
+                 options: DisplayOptions | None = None, start: int | None = 0,
+                 **draw_options):
+        if start is not None and (isinstance(start, bool) or not isinstance(start, int)):
+            raise TypeError(f"Stepper: start must be a step number (0: the first step, -1: "
+                            f"the last) or None (wherever the cursor is), got {start!r}")
         if speed not in dict(SPEEDS):
             raise ValueError(
                 f"Stepper: speed must be one of {', '.join(repr(s) for s, _ in SPEEDS)}, "
@@ -120,6 +128,7 @@ class Stepper:
                                      n.op is not None or n.requires_grad))]
         self.state = StepperState(self.frames)
         self.mode = mode
+        self.start = start
         self.speed = speed
         self.static = static
         self.title = title
@@ -132,6 +141,8 @@ class Stepper:
         #: the ``DisplayOptions`` the drawing and the panel use
         self.options = opts.replace(**changes)
         self.grad_text = GradText(opts.digits, opts.preview)
+        self._gcache: dict = {}
+        self._positions = {node_key(n): i for i, n in enumerate(self.frames.nodes)}
         self._svg = svg
         self._template: SvgTemplate | None = None
         self._drawn = False
@@ -141,8 +152,6 @@ class Stepper:
         # stepper that silently has no graph.
         self._graph = None if svg is not None else self._dot()
         self._widget = None
-        self._gcache: dict = {}
-        self._positions = {node_key(n): i for i, n in enumerate(self.frames.nodes)}
         self._grad_pos: list[int] = []
         self._widget_svg: str | None = None
         self.scope = f"mgs-{next(_SCOPES)}"  # the widget's CSS is keyed under #<scope>
@@ -169,13 +178,32 @@ class Stepper:
         from .graph import GraphTooLargeError, draw
 
         try:
-            return draw(self.frames.roots, options=self.options)
+            with _showing(self._widest_grads()):
+                return draw(self.frames.roots, options=self.options)
         except GraphTooLargeError as exc:  # the steps still work: say why there is no picture
             # (not draw's own advice: its modules='box' is refused here)
             self.note = (f"graph not drawn: {exc.count:,} nodes, more than max_nodes="
                          f"{exc.max_nodes}; record a smaller piece, or pass max_nodes=None "
                          f"to draw it anyway")
             return None
+
+    def _widest_grads(self) -> dict:
+        """``{node: gradient}``: for each node, the gradient (or ``None``) whose text is
+        the widest it shows over the replay.  The layout is made once, so it is made
+        with these: every text a step swaps in then fits its box.  (The final
+        ``.grad`` will not do: a leaf the function captured, such as a module's
+        weight, has its gradient set aside and restored to ``None`` by then.)"""
+        codes = self.frames.grad_codes
+        values = self.frames.grad_values
+        widest = {}
+        for pos, node in enumerate(self.frames.nodes):
+            code = max(np.unique(codes[:, pos]).tolist(), key=lambda c: len(self._text(pos, c)))
+            widest[node] = values[code] if code >= 0 else None
+        return widest
+
+    def _drawn_texts(self) -> dict[str, str]:
+        """``{element id: gradient text}`` the drawing shows (see ``_widest_grads``)."""
+        return {node_key(n): self.grad_text(n, g) for n, g in self._widest_grads().items()}
 
     def _ensure_drawn(self) -> None:
         if self._drawn:
@@ -190,7 +218,8 @@ class Stepper:
                 text = str(exc).strip()
                 self.note = f"graph not drawn: {text.splitlines()[0] if text else repr(exc)}"
                 return
-        self._template = svg_template(self.frames, self._svg, self.grad_text)
+        drawn = self._drawn_texts() if self._graph is not None else None
+        self._template = svg_template(self.frames, self._svg, self.grad_text, drawn)
         self._grad_pos = [self._positions[el] for el in self._template.grad_nodes]
 
     def _text(self, pos: int, code: int) -> str:
@@ -316,12 +345,22 @@ class Stepper:
 
     def to_html(self, title: str | None = None, *, fragment: bool = False) -> str:
         """The standalone player: a full page, or with ``fragment=True`` a ``<div>``."""
-        title = title or self.title or f"minigrad step-through ({self.mode})"
+        title = title or self.title
+        if not title:
+            roots = [self.frames.name(r) for r in self.frames.roots]
+            title = default_title(self.mode, ", ".join(roots[:3]) + (", …" if roots[3:] else ""))
+        start = self._open()
         if fragment:
             return player_fragment(self.frames, self.template, self.grad_text,
-                                   start=self.state.step, note=self.note, speed=self.speed)
+                                   start=start, note=self.note, speed=self.speed)
         return player_html(self.frames, self.template, self.grad_text, title=title,
-                           note=self.note, speed=self.speed)
+                           note=self.note, speed=self.speed, start=start)
+
+    def _open(self) -> int:
+        """Move to the step a display opens on (``start``) and return it."""
+        if self.start is not None:
+            self.state.goto(self.start)
+        return self.state.step
 
     def save_html(self, path, title: str | None = None):
         """Write ``to_html()`` to ``path``; returns the path (see ``viz.export_html``)."""
@@ -336,6 +375,7 @@ class Stepper:
         if self.static:
             bundle["text/html"] = self.to_html(fragment=True)
             return bundle
+        self._open()
         try:
             box = self.widget.box
         except ImportError:
@@ -427,7 +467,29 @@ def step_through(fn, *inputs, mode: str = "both", **options) -> Stepper:
             # backward() still works after this one.  (The replay shows what the
             # recorded ops saved from the tape, which kept it when they were created.)
             out.backward(retain_graph=aside.reaches_earlier_graph)
+    fname = getattr(fn, "__name__", "")
+    if fname.isidentifier() and not options.get("title"):
+        options["title"] = default_title(mode, f"{fname}({', '.join(names)})")
     return Stepper(tape, mode=mode, **options)
+
+
+class _showing:
+    """Give nodes the gradients ``{node: grad}`` for the duration of a ``with``
+    block (the drawing reads ``.grad``), and put their own back afterwards."""
+
+    def __init__(self, grads: dict):
+        self.grads = grads
+        self.saved = [(n, n.grad) for n in grads]
+
+    def __enter__(self):
+        for n, g in self.grads.items():
+            n.grad = g
+        return self
+
+    def __exit__(self, *exc):
+        for n, g in self.saved:
+            n.grad = g
+        return False
 
 
 class _grads_set_aside:

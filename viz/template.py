@@ -66,7 +66,7 @@ class SvgTemplate:
     """
 
     def __init__(self, svg: str, elements, grad_texts: dict[str, str] | None = None):
-        svg = strip_prolog(svg)
+        svg = _readable(strip_prolog(svg))
         index = {el: i for i, el in enumerate(elements)}
         grad_texts = grad_texts or {}
         self.elements = tuple(elements)
@@ -230,6 +230,24 @@ class SvgTemplate:
         return "".join(out)
 
 
+_SVG_WIDTH = re.compile(r'<svg\b[^>]*?\bwidth="([\d.]+)pt"')
+
+
+def _readable(svg: str) -> str:
+    """Give the ``<svg>`` a floor for its width, ``--mg-min-width`` (player.css).
+
+    The page fits a wide graph to its column, and at 800 px a lesson's graph
+    shrank to 7-9 px text.  graphviz writes sizes in points and its fonts at
+    11-14 pt: not narrower than its width in pixels (3/4 of its natural size)
+    keeps text at 11 px or more; a narrower column scrolls instead.
+    """
+    m = _SVG_WIDTH.search(svg)
+    if m is None:
+        return svg
+    at = m.start() + len("<svg")
+    return f'{svg[:at]} style="--mg-min-width:{round(float(m.group(1)))}px"{svg[at:]}'
+
+
 def _with_attrs(open_tag: str, attrs: str, cls: str | None = None) -> str:
     """``<text ...>`` with extra attributes (and a class merged into any existing one)."""
     if cls:
@@ -258,7 +276,9 @@ STATE_RULES = (
     ("passed", "edge", "a", "stroke:#2ca02c;fill:#2ca02c"),
     ("receiving", "node", "s", "stroke:#ff7f0e;stroke-width:3.5px;fill:#ffe8cc"),
     ("current", "node", "s", "stroke:#d62728;stroke-width:3.5px"),
-    ("current", "node", "", "font-weight:bold"),
+    # text made heavier by a thin outline, not font-weight: bold glyphs are wider than
+    # the ones graphviz measured, and would run past their boxes
+    ("current", "node", "", "stroke:currentColor;stroke-width:0.35px"),
     ("current", "edge", "p", "stroke:#d62728;stroke-width:3px"),
     ("current", "edge", "a", "stroke:#d62728;fill:#d62728"),
 )
@@ -322,14 +342,17 @@ def state_css(scope: str, elements, classes: list[str], companions=(),
     return "\n".join(out)
 
 
-def svg_template(frames, svg: str, grad_text) -> SvgTemplate:
-    """Cut ``svg`` (drawn from the frames' final graph) into a template.
+def svg_template(frames, svg: str, grad_text, drawn: dict[str, str] | None = None
+                 ) -> SvgTemplate:
+    """Cut ``svg`` (drawn from the frames' graph) into a template.
 
-    A node's gradient text becomes a slot when the SVG shows exactly what
-    ``grad_text`` says for its final gradient (so both agree on the format).
+    A node's gradient text becomes a slot when the SVG shows exactly what it was
+    drawn with: ``drawn[element id]``, or by default what ``grad_text`` says for
+    its current ``.grad`` (so both agree on the format).
     """
-    final = {node_key(n): grad_text(n, n.grad) for n in frames.nodes}
-    return SvgTemplate(svg, frames.elements, final)
+    if drawn is None:
+        drawn = {node_key(n): grad_text(n, n.grad) for n in frames.nodes}
+    return SvgTemplate(svg, frames.elements, drawn)
 
 
 def companion_strings(frames, template: SvgTemplate | None, step: int,

@@ -11,6 +11,7 @@ Python side, so the graph would not follow).
 from __future__ import annotations
 
 from .page import SPEEDS, legend, panel_html
+from .state import counter_text
 from .template import css
 from .zoom import ZoomBar, svg_width_px
 
@@ -36,15 +37,24 @@ class StepperWidget:
         state = stepper.state
         n = len(state)
         self.style = w.HTML(f"<style>{css()}</style>")
+        # ipywidgets draws Play and Stop as bare icons: the stylesheet writes "Play",
+        # "Pause" and "Stop" next to them (player.css), the tooltip says what they do
+        # (shown only without a description, which Play never displays anyway)
         self.play = w.Play(value=state.step, min=0, max=n - 1, step=1,
-                           interval=dict(SPEEDS)[stepper.speed], description="Play",
+                           interval=dict(SPEEDS)[stepper.speed],
+                           tooltip="Play / Pause: step on by itself. Stop: back to the start.",
                            show_repeat=False)
+        self.play.add_class("mg-play")
+        # no description: the counter next to it says "step 4 / 8"; narrow enough that
+        # the controls hold on one line in a notebook at 1,400 px
         self.slider = w.IntSlider(value=state.step, min=0, max=n - 1, step=1,
-                                  description="step", readout=False, continuous_update=True,
-                                  layout=w.Layout(flex="1 1 auto", min_width="160px"))
+                                  readout=False, continuous_update=True,
+                                  tooltip="Drag to any step",
+                                  layout=w.Layout(flex="1 1 auto", min_width="120px"))
         self.link = w.link((self.play, "value"), (self.slider, "value"))
         self.speed = w.Dropdown(options=list(SPEEDS), value=dict(SPEEDS)[stepper.speed],
-                                description="speed", layout=w.Layout(width="170px"))
+                                description="speed", style={"description_width": "initial"},
+                                layout=w.Layout(width="auto"))
         self.speed.observe(self._on_speed, names="value")
 
         def button(text, tip, action):
@@ -58,10 +68,11 @@ class StepperWidget:
         self.last_button = button("End »", "Jump to the end", state.last)
         # As wide as its longest text from the start: a counter that grows at "step 10"
         # would re-wrap the toolbar and make the graph jump mid-replay.
-        widest = len(f"step {n} / {n}") + 1
+        widest = len(counter_text(n - 1, n)) + 1
         self.counter = w.Label(layout=w.Layout(width=f"{widest}ch", min_width=f"{widest}ch"))
         self.graph = w.HTML(stepper.widget_svg_html())  # sent once
-        self._legend = legend(stepper.template)  # (the drawing, so its key, never changes)
+        # (the drawing and the mode, so the key, never change)
+        self._legend = legend(stepper.template, stepper.mode)
         self.restyle = w.HTML()  # a <style> per step: the only thing that changes
         self.panel = w.HTML()
         controls = w.HBox(
@@ -95,7 +106,7 @@ class StepperWidget:
         f = st.frames[i]
         self.panel.value = (f'<div class="mg-stepper">{panel_html(f.title, f.text)}'
                             f"{self._legend}</div>")
-        self.counter.value = f"step {i + 1} / {len(st.frames)}"
+        self.counter.value = counter_text(i, len(st.frames))
 
     def __repr__(self) -> str:
         return f"<StepperWidget for {self.stepper!r}>"

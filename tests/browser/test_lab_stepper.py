@@ -169,13 +169,27 @@ def test_stepper_widget_restyles_in_jupyterlab(lab, browser):
             "() => [...document.querySelectorAll(\".mg-widget svg g.node[id^='n_']\")]"
             ".every(e => getComputedStyle(e).opacity === '0')")
         layout = page.eval_on_selector(".mg-widget svg", "s => s.outerHTML")
+        assert "step 1 / " in page.inner_text(".mg-stepper-widget")  # opens on the first step
+
+        # the controls hold one line at 1,400 px, and Play/Stop say what they are
+        tops = page.eval_on_selector_all(
+            ".mg-stepper-widget .widget-hbox > .jupyter-widgets",
+            "els => els.map(e => Math.round(e.getBoundingClientRect().top))")
+        assert len(tops) == 8 and max(tops) - min(tops) < 10, tops
+        words = page.eval_on_selector_all(  # (CSS-generated text: not in innerText)
+            ".mg-stepper-widget .mg-play .fa",
+            "els => els.filter(e => e.getBoundingClientRect().width > 0)"
+            ".map(e => getComputedStyle(e, '::after').content)")
+        assert words == ['" Play"', '" Stop"'], words
+        assert "Play" in page.get_attribute(".mg-stepper-widget .mg-play", "title")
 
         page.click(".mg-stepper-widget button:has-text('Next ▶')")
         page.wait_for_function(
             "() => [...document.querySelectorAll(\".mg-widget svg g.node[id^='n_']\")]"
             ".filter(e => getComputedStyle(e).opacity === '0').length === 3")
         assert RED in strokes()  # the new node is outlined as current
-        assert "Forward 1/4 · create a" in page.inner_text(".mg-stepper-widget .mg-panel")
+        assert "Forward · create a" in page.inner_text(".mg-stepper-widget .mg-panel")
+        assert "step 2 / " in page.inner_text(".mg-stepper-widget")
 
         # the slider: jump to the end with the keyboard
         page.focus(".mg-stepper-widget .widget-slider .noUi-handle")
@@ -216,7 +230,7 @@ def test_static_player_runs_in_jupyterlab(lab, browser):
         assert player.locator("svg g.node[id^='n_']").count() == 2  # x and x*x
         player.locator("[data-act='next']").click()
         assert player.get_attribute("data-mg-step") == "1"
-        assert "Forward 1/2 · create x" in player.locator(".mg-title").inner_text()
+        assert "Forward · create x" in player.locator(".mg-title").inner_text()
         player.locator("[data-act='last']").click()
         assert "Backward pass complete" in player.locator(".mg-text").inner_text()
     except Exception:

@@ -64,7 +64,8 @@ def test_next_prev_and_end_restyle_the_graph(page, exported):
     assert step(page) == 1
     states = root.evaluate(STATES)
     assert states[f"n_{a.id}"] == "current"
-    assert page.inner_text(".mg-title") == "Forward 1/5 · create a"
+    assert page.inner_text(".mg-title") == "Forward · create a"
+    assert page.inner_text(".mg-counter") == f"step 2 / {n}"
     assert page.inner_text(".mg-text") == fr.frames[1].text
 
     page.click('[data-act="last"]')
@@ -193,9 +194,143 @@ def test_static_stepper_survives_nbconvert_export(browser, tmp_path):
         assert pg.locator(".mg-player svg g.node[id^='n_']").count() == 4
         pg.click('[data-act="next"]')
         assert pg.get_attribute(".mg-player", "data-mg-step") == "1"
-        assert pg.inner_text(".mg-title") == "Forward 1/4 · create a"
+        assert pg.inner_text(".mg-title") == "Forward · create a"
         pg.click('[data-act="last"]')
         assert pg.inner_text(".mg-text").startswith("Backward pass complete.")
         assert errors == []
     finally:
         context.close()
+
+
+# --- issue #20: the first frame, text inside its boxes, readable sizes ------------------
+
+# [node id, text, how far it sticks out (px)] for every shown text not inside its node's
+# box, or not inside its own cell (the smallest of the node's boxes where it starts)
+OUTSIDE = """root => {
+  const bad = [];
+  const out = (r, box) => Math.max(box.left - r.left, r.right - box.right,
+                                   box.top - r.top, r.bottom - box.bottom);
+  for (const g of root.querySelectorAll('g.node[id^="n_"]')) {
+    const shape = g.querySelector('.mg-s');
+    if (!shape) continue;
+    const node = shape.getBoundingClientRect();
+    const cells = [...g.querySelectorAll('polygon:not(.mg-s)')].map(p => p.getBoundingClientRect());
+    for (const t of g.querySelectorAll('text')) {
+      if (getComputedStyle(t).display === 'none') continue;
+      const r = t.getBoundingClientRect();
+      const x = r.left + 1, y = (r.top + r.bottom) / 2;
+      const cell = cells.filter(c => c.left <= x && x <= c.right && c.top <= y && y <= c.bottom)
+        .sort((a, b) => a.width * a.height - b.width * b.height)[0];
+      const worst = Math.max(out(r, node), cell ? r.right - cell.right : 0);
+      if (worst > 0.5) bad.push([g.id, t.textContent, worst]);
+    }
+  }
+  return bad;
+}"""
+
+
+def captured_w():
+    from viz import step_through
+
+    w = Value(0.5, label="w")
+    return step_through(lambda x: (w * x).tanh(), 2.0)
+
+
+def module_step():
+    import numpy as np
+
+    from minigrad import nn
+    from viz import step_through
+
+    np.random.seed(0)
+    layer = nn.Linear(3, 2)
+    return step_through(lambda x: layer(x).tanh().sum(), np.array([[1.0, 2.0, 3.0]]),
+                        params=layer)
+
+
+def goto(root, k) -> None:
+    root.evaluate("(root, k) => { const s = root.querySelector('.mg-slider'); s.value = "
+                  "String(k); s.dispatchEvent(new Event('input')); }", k)
+
+
+@pytest.mark.parametrize("make", [captured_w, module_step], ids=["captured-w", "nn-module"])
+def test_every_text_stays_inside_its_node_in_the_player(page, tmp_path, make):
+    s = make()
+    if s.template is None:
+        pytest.skip(s.note)
+    root = open_player(page, s.save_html(tmp_path / "p.html"))
+    grads = set()
+    for k in range(len(s)):
+        goto(root, k)
+        assert root.evaluate(OUTSIDE) == [], k
+        grads.update(root.evaluate(GRADS).values())
+    assert "grad —" in grads and len(grads) > 2  # the texts did change over the replay
+    assert page.errors == []
+
+
+@pytest.mark.parametrize("make", [captured_w, module_step], ids=["captured-w", "nn-module"])
+def test_every_text_stays_inside_its_node_in_the_widget_html(page, make):
+    from viz.template import css
+
+    s = make()
+    if s.template is None:
+        pytest.skip(s.note)
+    page.set_content(f"<html><body><style>{css()}</style><style id='restyle'></style>"
+                     f"{s.widget_svg_html()}</body></html>")
+    root = page.locator(".mg-widget")
+    for k in range(len(s)):
+        page.evaluate("css => { document.getElementById('restyle').textContent = css; }",
+                      s.step_css(k))
+        assert root.evaluate(OUTSIDE) == [], k
+        shown = root.evaluate("r => [...r.querySelectorAll('text.mg-gv')]"
+                              ".filter(t => getComputedStyle(t).display !== 'none').length")
+        assert shown == len(s.template.grad_nodes)  # one gradient text per node, always
+
+
+def test_a_page_opens_on_the_first_step_whatever_code_did_before(page, tmp_path):
+    from viz import step_through
+
+    s = step_through(lambda a, b: a * b + a, 2.0, 3.0, mode="forward")
+    s.last()  # a lesson printed every panel before showing the stepper
+    root = open_player(page, s.save_html(tmp_path / "first.html"))
+    assert step(page) == 0
+    assert page.inner_text(".mg-counter") == f"step 1 / {len(s)}"
+    assert page.inner_text(".mg-title") == s.frames[0].title
+    assert set(root.evaluate(STATES).values()) == {"hidden"}  # nothing created yet
+    page.click('[data-act="next"]')  # and Next moves on
+    assert step(page) == 1
+
+
+def test_player_text_is_readable_and_controls_hold_one_line(browser, tmp_path):
+    """At 800 px a lesson's graph used to shrink to ~7 px text; at 1,400 px the controls
+    must sit on one line.  (MINIGRAD_SCREENSHOTS=dir saves what the test saw.)"""
+    import os
+
+    from viz import step_through
+
+    def neuron(x1, x2, w1, w2, b):
+        n = x1 * w1 + x2 * w2 + b
+        n.label = "n"
+        return n.tanh()
+
+    s = step_through(neuron, 2.0, 0.0, -3.0, 1.0, 6.88)
+    path = s.save_html(tmp_path / "neuron.html")
+    shots = os.environ.get("MINIGRAD_SCREENSHOTS")
+    for width in (1400, 800):
+        context = browser.new_context(viewport={"width": width, "height": 900})
+        try:
+            pg = context.new_page()
+            open_player(pg, path)
+            pg.click('[data-act="last"]')
+            sizes = pg.eval_on_selector_all(
+                ".mg-graph svg text",
+                "ts => ts.map(t => parseFloat(t.getAttribute('font-size')) * t.getScreenCTM().a)")
+            assert min(sizes) >= 10.5, (width, min(sizes))
+            tops = pg.eval_on_selector_all(
+                ".mg-controls > *", "els => els.map(e => e.getBoundingClientRect().top)")
+            if width == 1400:
+                assert max(tops) - min(tops) < 10, tops  # one line
+            if shots:
+                pg.screenshot(path=os.path.join(shots, f"player-{width}.png"))
+        finally:
+            context.close()

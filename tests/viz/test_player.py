@@ -94,7 +94,7 @@ def test_state_css_rules_end_in_ids():
     assert rules["hidden"] == "#mgs-7 #n_1,#mgs-7 #s_1_0"
     assert rules["has-grad"] == "#mgs-7 #n_2_s"
     assert rules["grad"] == "#mgs-7 #gv_2_1"
-    assert "#mgs-7 #e_2_1_0_p{stroke:#d62728" in css and "#mgs-7 #n_2{font-weight:bold}" in css
+    assert "#mgs-7 #e_2_1_0_p{stroke:#d62728" in css and "#mgs-7 #n_2{stroke:currentColor" in css
     assert ".mg-stepper g.node.current > .mg-s{" in player.css()  # the player's class rules
 
 
@@ -185,12 +185,19 @@ def test_export_without_drawing_still_has_steps(tmp_path, monkeypatch):
     assert '"frames":[' in page
 
 
-def test_fragment_starts_at_the_current_step():
+def test_fragment_opens_on_the_start_step_not_where_code_left_the_cursor():
     s = step_through(lambda a: a * a, 2.0, svg=FAKE)
     s.goto(3)
     frag = s.to_html(fragment=True)
-    assert frag.startswith('<div class="mg-stepper mg-player"') and 'data-mg-step="3"' in frag
+    assert frag.startswith('<div class="mg-stepper mg-player"') and 'data-mg-step="0"' in frag
     assert "<!DOCTYPE" not in frag and "<style>" in frag
+    assert s.step == 0  # the cursor follows what is shown
+    here = step_through(lambda a: a * a, 2.0, svg=FAKE, start=None)
+    here.goto(3)
+    assert 'data-mg-step="3"' in here.to_html(fragment=True)
+    end = step_through(lambda a: a * a, 2.0, svg=FAKE, start=-1)
+    assert f'data-mg-step="{len(end) - 1}"' in end.to_html(fragment=True)
+    assert f'data-mg-step="{len(end) - 1}"' in end.to_html()
 
 
 def test_panel_text_is_escaped():

@@ -30,7 +30,7 @@ def test_step_through_shows_this_pass_and_leaves_the_students_grads_alone():
     s = step_through(lambda a, b: a * b + a, a, b, svg=FAKE_SVG)
     assert (a.grad, b.grad) == before == (2.0, 2.0)
     texts = [f.text for f in s.frames.frames if f.kind == "contribute"]
-    assert "added to a.grad: 0.0000 → 1.0000" in texts[1]  # this pass starts from zero
+    assert "added to a.grad: — → 1.0000" in texts[1]  # this pass starts from nothing
     assert "added to a.grad: 1.0000 → -2.0000" in texts[2]
     s.last()
     assert s.panel.endswith("Gradients of the leaves: a.grad = -2.0000, b.grad = 2.0000.")
