@@ -56,8 +56,8 @@ def drop_widget_views(nb) -> None:
     that no longer exists: JupyterLab shows "Error displaying widget: model not
     found" where a student opening the lesson expects the output.  The forms
     beside it show instead (a stepper's standalone player, ``text/html``, and its
-    one-line summary), and running the cell brings the live widget back.  (nbval ignores widget views
-    when comparing.)  In a cell whose output nbval ignores, a widget output is
+    one-line summary), and running the cell brings the live widget back.  (nbval
+    ignores widget views when comparing.)  In a cell whose output nbval ignores, a widget output is
     dropped whole.
     """
     for cell in nb.cells:

@@ -79,7 +79,7 @@ class Report:
     """What ``sync`` did, file by file (workspace-relative paths)."""
 
     copied: list[str] = field(default_factory=list)  # new in the workspace
-    updated: list[str] = field(default_factory=list)  # unchanged by the student: followed the course
+    updated: list[str] = field(default_factory=list)  # untouched by the student: follows the course
     offered: list[str] = field(default_factory=list)  # edited by both: course version put beside
     kept: list[str] = field(default_factory=list)  # edited by both, and the beside copy edited too
     pending: list[str] = field(default_factory=list)  # course updates placed earlier, still there
