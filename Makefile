@@ -10,6 +10,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.minigrad-installed
 PYTEST := $(PY) -m pytest
 TIER := scripts/tier.sh
+WORKSPACE ?= workspace
 
 .DEFAULT_GOAL := help
 .PHONY: help setup lab test test-unit test-exercises test-notebooks test-browser nb-exec bench lint system-deps clean
@@ -30,11 +31,17 @@ setup: $(STAMP) system-deps ## create .venv with the kit and its dev/lab extras 
 system-deps: ## install Debian graphviz (dot) when missing and we are root or have sudo
 	@scripts/system_deps.sh graphviz || echo "note: going on without graphviz: graphs fall back to the text view"
 
-lab: setup ## open the lessons in JupyterLab
-	@# (trusted, so that the saved step-through players run when a lesson is opened)
+lab: setup ## open your own copy of the lessons (workspace/, made on first run, never overwritten)
+	@# (trusted, so that the saved step-through players run when a lesson is opened; a
+	@# workspace copy is the same file, so it is trusted too)
 	@$(VENV)/bin/jupyter trust notebooks/*.ipynb > /dev/null
-	$(VENV)/bin/jupyter lab --ServerApp.root_dir=notebooks $(LAB_ARGS) \
-		$$( [ "$$(id -u)" = 0 ] && echo --allow-root )
+	@$(PY) scripts/workspace.py sync --workspace $(WORKSPACE)
+	@$(PY) scripts/workspace.py lab-settings > /dev/null
+	@# (the pre-save hook keeps a saved lesson free of widget views whose state is not saved)
+	PYTHONPATH=$(CURDIR)$${PYTHONPATH:+:$$PYTHONPATH} $(VENV)/bin/jupyter lab \
+		--ServerApp.root_dir=$(WORKSPACE) \
+		--ContentsManager.pre_save_hook=scripts.lab_save.drop_orphan_widget_views \
+		$(LAB_ARGS) $$( [ "$$(id -u)" = 0 ] && echo --allow-root )
 
 test: setup ## run every test tier: unit, exercises (reference solutions), notebooks (nbval), browser
 	@scripts/system_deps.sh chromium || true
@@ -57,7 +64,7 @@ test-notebooks: setup ## run the lessons under strict nbval
 test-browser: setup ## the headless-Chromium tier
 	$(PYTEST) tests/browser -m browser -q
 
-nb-exec: setup ## re-execute every lesson in place and clean its metadata (for contributors)
+nb-exec: setup ## re-execute every lesson in place and clean its metadata (for contributors; refuses uncommitted lessons)
 	$(PY) scripts/nb_exec.py notebooks/*.ipynb
 
 bench: setup ## run every benchmark (installs micrograd for scalar.py; PyTorch columns appear if torch is installed; slow)

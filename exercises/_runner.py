@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import importlib.util
 import inspect
 import linecache
 import os
@@ -22,8 +23,11 @@ from ._catalog import Exercise, find
 from ._traceback import student_frame
 from .checks import ExerciseFailure
 
-__all__ = ["Outcome", "LoadError", "CheckError", "load", "checker", "untouched", "classify",
-           "run_task", "run", "check", "report"]
+__all__ = ["Outcome", "LoadError", "CheckError", "load", "student_file", "checker", "untouched",
+           "classify", "run_task", "run", "check", "report"]
+
+COURSE = Path(__file__).resolve().parent  # the course's stubs: exercises/exNN_*.py
+WORKSPACE_MANIFEST = ".minigrad-workspace.json"  # written by scripts/workspace.py (make lab)
 
 PASSED, FAILED, NOT_ATTEMPTED, ERROR = "passed", "failed", "not attempted", "error"
 
@@ -53,27 +57,68 @@ class CheckError(Exception):
     is the short description from ``classify``, not a traceback through the checks."""
 
 
-def load(exercise, solutions: bool = False, reload: bool = False):
-    """The module with the student's stub (or, with ``solutions``, the reference).
+def student_file(exercise, start=None) -> Path:
+    """The file ``check`` reads: your workspace copy when the code runs inside a
+    workspace, else the course's ``exercises/<module>.py``.
 
-    Raises ``LoadError`` with a short message when the file does not import.
+    A notebook's kernel runs in the notebook's folder, so ``start`` (default: the
+    working directory) or a folder above it holding the workspace manifest means
+    "inside a workspace", and its ``exercises/<module>.py`` is the student's.
     """
     ex = find(exercise)
-    name = f"exercises.{'solutions.' if solutions else ''}{ex.module}"
+    here = Path(start if start is not None else os.getcwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / WORKSPACE_MANIFEST).is_file():
+            mine = folder / "exercises" / f"{ex.module}.py"
+            if mine.is_file():
+                return mine
+            break
+    return COURSE / f"{ex.module}.py"
+
+
+def load(exercise, solutions: bool = False, reload: bool = False, path=None):
+    """The module with the student's code (or, with ``solutions``, the reference).
+
+    The student's code is ``path`` when given, else ``student_file(exercise)``.  The
+    course's stub imports as ``exercises.<module>``; a workspace copy is executed from
+    its file, afresh on each call, so edits are seen.  Raises ``LoadError`` with a short
+    message when the file does not import.
+    """
+    ex = find(exercise)
+    path = None if solutions else Path(path or student_file(ex)).resolve()
     try:
+        if path is not None and path != COURSE / f"{ex.module}.py":
+            return _exec_file(ex, path)
+        name = f"exercises.{'solutions.' if solutions else ''}{ex.module}"
         if reload and name in sys.modules:
             return importlib.reload(sys.modules[name])
         return importlib.import_module(name)
     except Exception as exc:
-        raise LoadError(_load_message(ex, exc, solutions)) from exc
+        raise LoadError(_load_message(ex, exc, solutions, path)) from exc
 
 
-def _load_message(ex: Exercise, exc: Exception, solutions: bool) -> str:
+def _exec_file(ex: Exercise, path: Path):
+    """Run the file ``path`` as a fresh module (named apart from the course's stub)."""
+    name = f"exercises_yours.{ex.module}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    linecache.checkcache(str(path))  # tracebacks show the lines as edited
+    sys.modules[name] = module  # as an import would (dataclasses, pickle look it up)
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
+
+
+def _load_message(ex: Exercise, exc: Exception, solutions: bool, path=None) -> str:
     """``ex02: your file exercises/ex02_mul_backward.py doesn't import: SyntaxError at
     line 21: '(' was never closed`` and the line itself."""
-    here = Path(__file__).resolve().parent
-    path = here / ("solutions" if solutions else "") / f"{ex.module}.py"
-    shown = path.relative_to(here.parent).as_posix()
+    if path is None:
+        path = COURSE / ("solutions" if solutions else "") / f"{ex.module}.py"
+    inside = COURSE.parent in path.parents  # the course's, or a workspace in the repository
+    shown = path.relative_to(COURSE.parent).as_posix() if inside else str(path)
     whose = "the reference solution" if solutions else "your file"
     kind = type(exc).__name__
     if isinstance(exc, SyntaxError):

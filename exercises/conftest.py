@@ -9,6 +9,9 @@ one test per task, so ``pytest exercises/`` reads like a checklist::
   checking code), e.g. what was expected, what came back, and a hint;
 * ``--solutions`` (or ``MINIGRAD_SOLUTIONS=1``) checks ``exercises/solutions/``
   instead, which is what CI runs; there, a ``NotImplementedError`` fails.
+
+A student's workspace (``make lab``) holds copies in ``workspace/exercises/``, with a
+``conftest.py`` re-exporting these hooks: ``pytest workspace/exercises/`` checks those.
 """
 
 from __future__ import annotations
@@ -44,11 +47,14 @@ def solutions_mode(config) -> bool:
 def pytest_report_header(config):
     if solutions_mode(config):
         return "exercises: checking the reference solutions in exercises/solutions/"
-    return "exercises: checking your answers in exercises/exNN_*.py (--solutions: the references)"
+    return ("exercises: checking your answers in exNN_*.py (exercises/ is the course's copy; "
+            "yours, after make lab: workspace/exercises/; --solutions: the references)")
 
 
 def pytest_collect_file(file_path: Path, parent):
-    if file_path.parent == HERE and STUB.fullmatch(file_path.name):
+    # A stub sits directly in an `exercises` folder: the course's (HERE) or a student
+    # workspace's, whose conftest.py re-exports these hooks (scripts/workspace.py).
+    if file_path.parent.name == HERE.name and STUB.fullmatch(file_path.name):
         try:
             find(file_path.stem)
         except KeyError:
@@ -73,7 +79,9 @@ class ExerciseItem(pytest.Item):
 
     def runtest(self):
         solutions = solutions_mode(self.config)
-        module = _runner.load(self.exercise, solutions=solutions)  # LoadError: see repr_failure
+        # (the collected file itself: the course's stub, or a workspace copy; LoadError: see
+        # repr_failure)
+        module = _runner.load(self.exercise, solutions=solutions, path=self.path)
         impl = getattr(module, self.task)
         try:
             _runner.checker(self.exercise, self.task)(impl)

@@ -20,15 +20,17 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import time
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
 from .autograd.grad_mode import no_grad
+from .files import atomic_write
 from .tensor import Tensor
 
-__all__ = ["History", "evaluate", "fit", "accuracy_count", "set_blas_threads"]
+__all__ = ["History", "Checkpoints", "evaluate", "fit", "accuracy_count", "set_blas_threads"]
 
 
 @dataclass
@@ -70,7 +72,8 @@ class History:
         return history
 
     def save(self, path) -> None:
-        with open(path, "w") as fh:
+        """Write ``to_dict()`` as JSON, whole or not at all (``atomic_write``)."""
+        with atomic_write(path, "w") as fh:
             json.dump(self.to_dict(), fh, indent=1)
 
     @classmethod
@@ -118,14 +121,60 @@ class History:
                 ax.legend()
         fig.tight_layout()
         if path is not None:
-            fig.savefig(path, dpi=120)
+            kind = os.path.splitext(os.fspath(path))[1].lstrip(".") or "png"
+            with atomic_write(path) as fh:
+                fig.savefig(fh, dpi=120, format=kind)
         return fig
+
+
+class Checkpoints:
+    """A ``fit`` callback that keeps the last and the best model of a run on disk.
+
+    After every epoch it writes ``last.npz`` and, when ``monitor`` improved (higher
+    ``*_acc``, lower ``*_loss``), ``best.npz``, each whole or not at all
+    (``Module.save``).  A run stopped at any point (Ctrl-C in epoch 25 of 30) keeps
+    the model of its last finished epoch and its best one so far::
+
+        ckpt = Checkpoints(model, "runs/mlp")
+        fit(model, opt, loss_fn, train_loader, 30, val_loader=val_loader, callback=ckpt)
+        model.load("runs/mlp/best.npz")
+    """
+
+    def __init__(self, model, folder, monitor: str = "val_acc"):
+        if monitor not in ("train_loss", "train_acc", "val_loss", "val_acc"):
+            raise ValueError(f"Checkpoints: monitor must be train_loss, train_acc, val_loss "
+                             f"or val_acc, got {monitor!r}")
+        self.model, self.folder, self.monitor = model, os.fspath(folder), monitor
+        self.last_epoch = self.best_epoch = self.best_value = None
+        self.history = None  # the run's History, as of the last finished epoch
+
+    @property
+    def last_path(self) -> str:
+        return os.path.join(self.folder, "last.npz")
+
+    @property
+    def best_path(self) -> str:
+        return os.path.join(self.folder, "best.npz")
+
+    def __call__(self, epoch: int, history: History) -> bool:
+        value = getattr(history, self.monitor)[-1]
+        if value is None:
+            raise ValueError(f"Checkpoints: the history has no {self.monitor} (fit without "
+                             f"val_loader?); pass monitor='train_acc'")
+        os.makedirs(self.folder, exist_ok=True)
+        self.model.save(self.last_path)
+        self.last_epoch, self.history = epoch, history
+        higher = self.monitor.endswith("_acc")
+        if self.best_value is None or (value > self.best_value if higher
+                                       else value < self.best_value):
+            self.model.save(self.best_path)
+            self.best_epoch, self.best_value = epoch, value
+        return False  # never stops the run
 
 
 def _blas_libraries() -> list:
     """Paths of the loaded OpenBLAS libraries (Linux: from /proc/self/maps)."""
     import glob
-    import os
 
     found = []
     try:

@@ -8,7 +8,9 @@
 Prints a progress bar (tqdm, when installed) per epoch and the final test
 accuracy; with ``--out DIR`` writes ``history.json``, the weights
 (``model.npz``, loadable with ``model.load``) and, when matplotlib is
-installed, ``curves.png``.  Everything random (initialisation, shuffling,
+installed, ``curves.png``.  During the run ``DIR/last.npz`` and ``DIR/best.npz``
+(the best validation accuracy) are rewritten after every epoch, so Ctrl-C keeps
+both; every file is written whole or not at all.  Everything random (initialisation, shuffling,
 dropout) derives from ``--seed``; the train/test split is fixed (seed 0) so
 runs with different seeds are compared on the same test set.
 """
@@ -33,7 +35,8 @@ from .data import (
     make_spirals,
     train_test_split,
 )
-from .fitting import evaluate, fit, set_blas_threads
+from .files import atomic_write
+from .fitting import Checkpoints, evaluate, fit, set_blas_threads
 
 __all__ = ["main", "run", "build_model", "load_dataset", "DEFAULTS"]
 
@@ -170,9 +173,9 @@ def _check_args(ap, args) -> None:
 
 
 def main(argv=None) -> int:
-    """Console entry point (``minigrad-train``): run and return the exit status."""
-    run(argv)
-    return 0
+    """Console entry point (``minigrad-train``): run and return the exit status (130, as
+    for any Ctrl-C, when the run was interrupted)."""
+    return 130 if run(argv).get("interrupted") else 0
 
 
 def run(argv=None) -> dict:
@@ -215,28 +218,62 @@ def run(argv=None) -> dict:
               f"test samples; "
               f"{model.num_parameters():,} parameters")
         print(model)
+    # With --out, the last and the best model are on disk after every epoch (atomic
+    # writes), so Ctrl-C at any point keeps a model.
+    checkpoints = Checkpoints(model, args.out) if args.out else None
+    result = {"dataset": args.dataset, "model": args.model, "seed": args.seed,
+              "epochs": epochs}
     started = time.perf_counter()
-    history = fit(model, optimizer, nn.CrossEntropyLoss(), train_loader, epochs,
-                  val_loader=val_loader, progress=progress, scheduler=scheduler)
+    try:
+        history = fit(model, optimizer, nn.CrossEntropyLoss(), train_loader, epochs,
+                      val_loader=val_loader, progress=progress, scheduler=scheduler,
+                      callback=checkpoints)
+    except KeyboardInterrupt:
+        return _interrupted(args, result, checkpoints, time.perf_counter() - started)
     seconds = time.perf_counter() - started
     test_loss, test_acc = evaluate(model, test_loader)
     print(f"test accuracy: {100 * test_acc:.2f}%  (loss {test_loss:.4f}, {epochs} epochs "
           f"in {seconds:.1f} s)")
 
-    result = {"dataset": args.dataset, "model": args.model, "seed": args.seed,
-              "epochs": epochs, "test_loss": test_loss, "test_accuracy": test_acc,
-              "seconds": seconds, "history": history.to_dict()}
+    result.update(test_loss=test_loss, test_accuracy=test_acc, seconds=seconds,
+                  history=history.to_dict())
     if args.out:
-        os.makedirs(args.out, exist_ok=True)
-        with open(os.path.join(args.out, "history.json"), "w") as fh:
-            json.dump(result, fh, indent=1)
+        result.update(best_epoch=checkpoints.best_epoch, best_val_acc=checkpoints.best_value)
+        _write_json(args.out, result)
         model.save(os.path.join(args.out, "model.npz"))
         try:
             history.plot(os.path.join(args.out, "curves.png"))
         except ImportError:
             print("matplotlib not installed: skipped curves.png", file=sys.stderr)
-        print(f"wrote {args.out}/history.json, model.npz"
+        print(f"wrote {args.out}/history.json, model.npz (the last epoch's), best.npz "
+              f"(epoch {checkpoints.best_epoch}, the best validation accuracy)"
               + (", curves.png" if os.path.exists(os.path.join(args.out, "curves.png")) else ""))
+    return result
+
+
+def _write_json(folder: str, result: dict) -> None:
+    os.makedirs(folder, exist_ok=True)
+    with atomic_write(os.path.join(folder, "history.json"), "w") as fh:
+        json.dump(result, fh, indent=1)
+
+
+def _interrupted(args, result: dict, checkpoints, seconds: float) -> dict:
+    """Ctrl-C during training: say what is kept, and write the finished epochs' history."""
+    done = checkpoints.last_epoch if checkpoints is not None else None
+    result.update(interrupted=True, epochs_done=done or 0, seconds=seconds)
+    if checkpoints is None:
+        print("\ninterrupted: nothing saved (with --out DIR the last and the best model are "
+              "kept after every epoch)", file=sys.stderr)
+    elif done is None:
+        print("\ninterrupted in epoch 1: no epoch finished, nothing saved", file=sys.stderr)
+    else:
+        result.update(history=checkpoints.history.to_dict(), best_epoch=checkpoints.best_epoch,
+                      best_val_acc=checkpoints.best_value)
+        _write_json(args.out, result)
+        print(f"\ninterrupted in epoch {done + 1}: kept {checkpoints.last_path} (epoch {done}) "
+              f"and {checkpoints.best_path} (epoch {checkpoints.best_epoch}, validation "
+              f"accuracy {100 * checkpoints.best_value:.1f}%); history.json has the finished "
+              f"epochs", file=sys.stderr)
     return result
 
 

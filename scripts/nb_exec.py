@@ -7,13 +7,18 @@ per-cell execution timings and other volatile metadata are dropped, stream
 outputs merged and widget views dropped (see ``drop_widget_views``), so that a
 re-run of an unchanged lesson gives an unchanged file.
 
-    python scripts/nb_exec.py notebooks/01_*.ipynb [--timeout 300]
+    python scripts/nb_exec.py notebooks/01_*.ipynb [--timeout 300] [--force]
+
+It rewrites each file whole, so it refuses a lesson with changes that are not
+committed: they could neither be told apart from the re-execution in review nor
+got back; ``--force`` runs anyway.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 import time
 
@@ -49,10 +54,10 @@ def drop_widget_views(nb) -> None:
 
     Widget state is not saved in the file, so a saved view points at a model
     that no longer exists: JupyterLab shows "Error displaying widget: model not
-    found" where a student opening the lesson expects the output.  The
-    ``text/plain`` beside it (a stepper's one-line summary) shows instead, and
-    running the cell brings the live widget back.  (nbval ignores widget views
-    when comparing.)  In a cell whose output nbval ignores, a widget output is
+    found" where a student opening the lesson expects the output.  The forms
+    beside it show instead (a stepper's standalone player, ``text/html``, and its
+    one-line summary), and running the cell brings the live widget back.  (nbval
+    ignores widget views when comparing.)  In a cell whose output nbval ignores, a widget output is
     dropped whole.
     """
     for cell in nb.cells:
@@ -101,11 +106,46 @@ def run(path: str, timeout: int) -> float:
     return time.perf_counter() - start
 
 
-def main() -> int:
+def uncommitted(paths: list[str]) -> list[str]:
+    """The paths among ``paths`` that git reports as changed, staged, or not tracked.
+
+    Raises ``RuntimeError`` when git cannot tell (no git, or not a checkout)."""
+    if not paths:
+        return []
+    folder = os.path.dirname(os.path.abspath(paths[0]))
+    try:
+        out = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all", "--",
+                              *[os.path.abspath(p) for p in paths]],
+                             cwd=folder, capture_output=True, text=True, check=True)
+        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=folder,
+                             capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError) as exc:
+        detail = getattr(exc, "stderr", "") or str(exc)
+        raise RuntimeError(f"git cannot tell whether the lessons have uncommitted changes "
+                           f"({detail.strip()})") from None
+    changed = {os.path.realpath(os.path.join(top, line[3:].split(" -> ")[-1].strip('"')))
+               for line in out.stdout.splitlines() if line.strip()}  # "XY path", "R  a -> b"
+    return [p for p in paths if os.path.realpath(p) in changed]
+
+
+def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("notebooks", nargs="+")
     ap.add_argument("--timeout", type=int, default=300)
-    args = ap.parse_args()
+    ap.add_argument("--force", action="store_true",
+                    help="run even on lessons with uncommitted changes (they are replaced)")
+    args = ap.parse_args(argv)
+    if not args.force:
+        try:
+            dirty = uncommitted(args.notebooks)
+        except RuntimeError as exc:
+            print(f"nb_exec: {exc}; pass --force to run anyway", file=sys.stderr)
+            return 2
+        if dirty:
+            print("nb_exec: refusing to re-execute lessons with uncommitted changes (the run "
+                  "would replace them):\n  " + "\n  ".join(dirty) + "\ncommit or stash them "
+                  "first, or pass --force", file=sys.stderr)
+            return 1
     os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
     for path in args.notebooks:
         seconds = run(path, args.timeout)

@@ -368,12 +368,13 @@ class Stepper:
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         # A deterministic text/plain (strict nbval compares it; it ignores widget model
-        # ids), plus either the widget view (live kernel) or, with static=True, the
-        # player alone: nbconvert renders a widget view in preference to text/html
-        # and, with no kernel to run it, the output would be empty.
-        bundle = {"text/plain": repr(self)}
+        # ids), the standalone player (text/html) and, unless static=True, the widget
+        # view, which a live Lab shows in preference.  A saved notebook keeps the player
+        # and drops the view (make lab's save hook, scripts/lab_save.py; scripts/nb_exec.py),
+        # so a reopened lesson steps with no kernel; nbconvert too would render a view in
+        # preference to text/html, and with no kernel to run it, show nothing.
+        bundle = {"text/plain": repr(self), "text/html": self.to_html(fragment=True)}
         if self.static:
-            bundle["text/html"] = self.to_html(fragment=True)
             return bundle
         self._open()
         try:

@@ -26,6 +26,7 @@ import numpy as np
 from ..autograd.inplace import mark_modified
 from ..autograd.node import Node
 from ..autograd.state import HOOKS
+from ..files import atomic_write
 from . import scope as _scope
 
 __all__ = ["Module", "Sequential", "ModuleList", "LoadResult", "StateDictError"]
@@ -358,11 +359,16 @@ class Module:
         return LoadResult(missing, unexpected)
 
     def save(self, path) -> str:
-        """Write ``state_dict()`` to a ``.npz`` file (the suffix is added if missing)."""
+        """Write ``state_dict()`` to a ``.npz`` file (the suffix is added if missing).
+
+        The file is written whole or not at all (``minigrad.files.atomic_write``): an
+        interrupted save leaves the previous file, never a truncated model.
+        """
         path = os.fspath(path)
         if not path.endswith(".npz"):
             path += ".npz"
-        np.savez(path, **self.state_dict())
+        with atomic_write(path) as fh:
+            np.savez(fh, **self.state_dict())
         return path
 
     def load(self, path, strict: bool = True):

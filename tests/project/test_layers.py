@@ -31,7 +31,8 @@ PACKAGES = ("minigrad", "viz", "exercises")
 # Bottom first; a module may import from its own layer and the layers below it.
 # Patterns are fnmatch patterns over module names; a new module must be placed here.
 LAYERS = [
-    ("autograd", ["minigrad.autograd", "minigrad.autograd.*", "minigrad.formatting"]),
+    ("autograd", ["minigrad.autograd", "minigrad.autograd.*", "minigrad.formatting",
+                  "minigrad.files"]),
     ("engines", ["minigrad.random", "minigrad.value", "minigrad.scalar_ops",
                  "minigrad.tensor", "minigrad.tensor_args", "minigrad.tensor_operators",
                  "minigrad.tensor_functions",

@@ -225,7 +225,7 @@ def test_static_output_is_the_player_alone_so_nbconvert_renders_it():
     assert set(bundle) == {"text/plain", "text/html"}  # no widget view to win over it
     assert 'class="mg-stepper mg-player"' in bundle["text/html"]
     live = step_through(lambda a: a * 2, 1.0, svg=FAKE_SVG)._repr_mimebundle_()
-    assert set(live) == {"text/plain", WIDGET_MIME}
+    assert set(live) == {"text/plain", "text/html", WIDGET_MIME}  # the player for saved files
 
 
 # --- 4. wrong options fail at the call ------------------------------------------------------

@@ -334,7 +334,7 @@ def test_stepper_repr_is_deterministic_and_bundle_is_nbval_friendly():
     assert repr(s) == "<Stepper both: 15 steps (6 forward, 9 backward), 4 nodes, 4 edges>"
     bundle = s._repr_mimebundle_()
     assert bundle["text/plain"] == repr(s)
-    assert set(bundle) == {"text/plain", "application/vnd.jupyter.widget-view+json"}
+    assert set(bundle) == {"text/plain", "text/html", "application/vnd.jupyter.widget-view+json"}
     assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == s.widget.box.model_id
     static = step_through(lambda a: a * 2, 1.0, svg=FAKE_SVG, static=True)._repr_mimebundle_()
     assert 'class="mg-stepper mg-player"' in static["text/html"]
