@@ -26,10 +26,11 @@ from minigrad.formatting import DIGITS
 
 from .formatting import check_options
 
-__all__ = ["DisplayOptions", "RANKDIRS", "MODULES", "UNSET", "resolve"]
+__all__ = ["DisplayOptions", "RANKDIRS", "MODULES", "LAYOUTS", "UNSET", "resolve"]
 
 RANKDIRS = ("LR", "TB", "RL", "BT")
 MODULES = ("cluster", "box", None)
+LAYOUTS = ("auto", "dot", "builtin")
 
 
 class _Unset:
@@ -58,7 +59,9 @@ class DisplayOptions:
     standing in for released ones).
 
     Drawings: ``rankdir``, ``modules``, ``depth``, ``highlight``,
-    ``max_nodes``, ``legend``, ``edge_labels``, ``title`` (see ``viz.draw``).
+    ``max_nodes``, ``legend``, ``edge_labels``, ``title``, ``layout`` (who lays
+    the picture out: ``"dot"``, the ``"builtin"`` layout that needs no system
+    program, or ``"auto"``: dot when installed; see ``viz.draw``).
     Text tree: ``ids``, ``max_indent`` (see ``viz.text``).
     """
 
@@ -79,6 +82,7 @@ class DisplayOptions:
     legend: bool = False
     edge_labels: bool = False
     title: str | None = None
+    layout: str = "auto"
     ids: bool = False
     max_indent: int = 40
 
@@ -109,6 +113,8 @@ def _check(where: str, values: dict) -> None:
     if "modules" in values and values["modules"] not in MODULES:
         raise ValueError(f"{where}: modules must be 'cluster', 'box' or None, got "
                          f"{values['modules']!r}")
+    if "layout" in values and values["layout"] not in LAYOUTS:
+        raise ValueError(f"{where}: layout must be one of {LAYOUTS}, got {values['layout']!r}")
 
 
 def resolve(where: str, options: DisplayOptions | None, keywords: dict) -> DisplayOptions:
