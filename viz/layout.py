@@ -233,32 +233,41 @@ class _Layered:
         for a, b in self.segments:
             self.down[a].append(b)
             self.up[b].append(a)
+        self.npos = {}  # item -> (index + 0.5) / rank size: positions comparable across ranks
         for r in range(self.nranks):
-            self._arrange(r, self._npos(), self._gkeys())
+            self._renumber(r)
+        gkeys = self._gkeys()
+        for r in range(self.nranks):
+            self._arrange(r, self.npos, gkeys)
+            self._renumber(r)
         best, fewest = [list(o) for o in self.order], self._crossings()
         for p in range(PASSES):
             ranks = range(1, self.nranks) if p % 2 == 0 else range(self.nranks - 2, -1, -1)
             near = self.up if p % 2 == 0 else self.down
             gkeys = self._gkeys()
+            npos = self.npos
             for r in ranks:
-                npos = self._npos()
                 keys = {}
                 for it in self.order[r]:
                     nb = near[it]
                     keys[it] = sum(npos[n] for n in nb) / len(nb) if nb else npos[it]
                 self._arrange(r, keys, gkeys)
+                self._renumber(r)
             c = self._crossings()
             if c < fewest:
                 best, fewest = [list(o) for o in self.order], c
         self.order = best
+        for r in range(self.nranks):
+            self._renumber(r)
 
-    def _npos(self) -> dict:
-        return {it: (j + 0.5) / len(o) for o in self.order for j, it in enumerate(o)}
+    def _renumber(self, r: int) -> None:
+        o = self.order[r]
+        self.npos.update({it: (j + 0.5) / len(o) for j, it in enumerate(o)})
 
     def _gkeys(self) -> dict:
         """Each cluster's mean position over all its ranks: one order for siblings everywhere."""
         total: dict = {}
-        for it, x in self._npos().items():
+        for it, x in self.npos.items():
             s = self.scope[it]
             for d in range(1, len(s) + 1):
                 t = total.setdefault(s[:d], [0.0, 0])
