@@ -10,10 +10,10 @@ does (Sugiyama's recipe), in four simple, deterministic steps:
    broken by drawing its back edge reversed.
 2. **dummies**: an edge spanning several ranks gets an invisible node in each
    rank it crosses: it has its own lane and never runs through a box.
-3. **order**: barycenter sweeps, down and up, keeping the order with the
-   fewest crossings.  Module clusters are sorted as blocks, so their members
-   stay together in every rank, and sibling clusters keep one order in all
-   ranks (a cluster's rectangle must not cover an outsider).
+3. **order** (``viz.layout_order``): barycenter sweeps, down and up, keeping
+   the order with the fewest crossings.  Module clusters are sorted as
+   blocks, so their members stay together in every rank, and sibling clusters
+   keep one order in all ranks (a cluster's rectangle must not cover an outsider).
 4. **coordinates**: bottom-up over the cluster tree.  At each level the items
    (nodes, dummies, whole child clusters as rigid blocks) are packed along the
    cross axis, then pulled toward the median of their neighbours by sweeps
@@ -31,6 +31,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .layout_order import RankOrder, block_of, is_a
+
 __all__ = ["layout", "Layout", "Route", "NODESEP", "RANKSEP", "PAD", "ARROW"]
 
 NODESEP = 16.0  # cross-axis gap between neighbours in a rank
@@ -38,7 +40,6 @@ RANKSEP = 36.0  # rank-axis gap between ranks
 DUMMY = 6.0  # cross-axis room of an edge passing through a rank
 PAD = 8.0  # from a cluster's border to its members
 ARROW = 7.0  # arrowhead length
-PASSES = 8  # ordering sweeps
 ROUNDS = 8  # coordinate sweeps (forward and backward, averaged)
 
 
@@ -61,16 +62,16 @@ class Layout:
 
 
 def layout(sizes: dict, edges: list, *, scopes: dict | None = None, rankdir: str = "LR",
-           label: tuple = (0.0, 0.0), arrows: list | None = None) -> Layout:
+           labels: dict | None = None, arrows: list | None = None) -> Layout:
     """Place ``sizes`` (``{key: (w, h)}``) for ``edges`` (``(src, dst)`` pairs).
 
-    ``scopes`` (``{key: path tuple}``) puts nodes in nested clusters; ``label``
-    is the ``(w, h)`` of a cluster's title, kept free inside its top-left
-    corner; ``arrows`` says per edge whether it gets an arrowhead (default all).
+    ``scopes`` (``{key: path tuple}``) puts nodes in nested clusters; ``labels``
+    (``{path: (w, h)}``) are the sizes of their titles, kept free inside each
+    cluster's top-left corner; ``arrows`` says per edge whether it gets an arrowhead (default all).
     """
     if rankdir not in ("LR", "RL", "TB", "BT"):
         raise ValueError(f"layout: rankdir must be LR, RL, TB or BT, got {rankdir!r}")
-    return _Layered(sizes, edges, scopes or {}, rankdir, label,
+    return _Layered(sizes, edges, scopes or {}, rankdir, labels or {},
                     arrows if arrows is not None else [True] * len(edges)).run()
 
 
@@ -81,11 +82,6 @@ def _lca(a: tuple, b: tuple) -> tuple:
     return a[:n]
 
 
-def _is(item, mark: str) -> bool:
-    """Is ``item`` a dummy (``"~"``), a placeholder (``"#"``) or a cluster block (``"@"``)?"""
-    return isinstance(item, tuple) and item[0] == mark
-
-
 def _median(values: list) -> float:
     values = sorted(values)
     mid = len(values) // 2
@@ -93,12 +89,13 @@ def _median(values: list) -> float:
 
 
 class _Layered:
-    def __init__(self, sizes, edges, scopes, rankdir, label, arrows):
+    def __init__(self, sizes, edges, scopes, rankdir, labels, arrows):
         self.keys = list(sizes)
         self.index = {k: i for i, k in enumerate(self.keys)}
         self.horizontal = rankdir in ("LR", "RL")
         self.rankdir = rankdir
-        self.label = label
+        self.labels = labels
+        self.label_h = max((h for _, h in labels.values()), default=0.0)
         self.edges = edges
         self.arrows = arrows
         self.scope = {k: tuple(scopes.get(k, ())) for k in self.keys}
@@ -213,106 +210,17 @@ class _Layered:
     def _prefixes(s: tuple):
         return (s[:d] for d in range(len(s) + 1))
 
-    def _rep(self, item, level: tuple):
-        """What ``item`` is at the level of cluster ``level``: itself or a child cluster."""
-        s = self.scope[item]
-        return item if len(s) == len(level) else ("@",) + s[:len(level) + 1]
-
     # ----------------------------------------------------------------- 3. order
     def _order(self) -> None:
         def first_key(it):  # creation order; a dummy right after its edge's tail
-            if _is(it, "~"):
+            if is_a(it, "~"):
                 return self.index[self.chain[it[1]][0]] + 0.5
             return self.index.get(it, 0)
 
-        self.order = [[] for _ in range(self.nranks)]
+        order = [[] for _ in range(self.nranks)]
         for it in sorted(self.scope, key=first_key):
-            self.order[self.rank[it]].append(it)
-        self.up = {it: [] for it in self.scope}
-        self.down = {it: [] for it in self.scope}
-        for a, b in self.segments:
-            self.down[a].append(b)
-            self.up[b].append(a)
-        self.npos = {}  # item -> (index + 0.5) / rank size: positions comparable across ranks
-        for r in range(self.nranks):
-            self._renumber(r)
-        gkeys = self._gkeys()
-        for r in range(self.nranks):
-            self._arrange(r, self.npos, gkeys)
-            self._renumber(r)
-        best, fewest = [list(o) for o in self.order], self._crossings()
-        for p in range(PASSES):
-            ranks = range(1, self.nranks) if p % 2 == 0 else range(self.nranks - 2, -1, -1)
-            near = self.up if p % 2 == 0 else self.down
-            gkeys = self._gkeys()
-            npos = self.npos
-            for r in ranks:
-                keys = {}
-                for it in self.order[r]:
-                    nb = near[it]
-                    keys[it] = sum(npos[n] for n in nb) / len(nb) if nb else npos[it]
-                self._arrange(r, keys, gkeys)
-                self._renumber(r)
-            c = self._crossings()
-            if c < fewest:
-                best, fewest = [list(o) for o in self.order], c
-        self.order = best
-        for r in range(self.nranks):
-            self._renumber(r)
-
-    def _renumber(self, r: int) -> None:
-        o = self.order[r]
-        self.npos.update({it: (j + 0.5) / len(o) for j, it in enumerate(o)})
-
-    def _gkeys(self) -> dict:
-        """Each cluster's mean position over all its ranks: one order for siblings everywhere."""
-        total: dict = {}
-        for it, x in self.npos.items():
-            s = self.scope[it]
-            for d in range(1, len(s) + 1):
-                t = total.setdefault(s[:d], [0.0, 0])
-                t[0] += x
-                t[1] += 1
-        return {p: t[0] / t[1] for p, t in total.items()}
-
-    def _arrange(self, r: int, keys: dict, gkeys: dict) -> None:
-        def expand(level, items):
-            groups: dict = {}
-            for it in items:
-                groups.setdefault(self._rep(it, level), []).append(it)
-            entries = [(sum(keys[m] for m in ms) / len(ms), rep) for rep, ms in groups.items()]
-            entries.sort(key=lambda e: e[0])  # stable: ties keep the current order
-            slots = [j for j, (_, rep) in enumerate(entries) if _is(rep, "@")]
-            blocks = sorted((entries[j] for j in slots), key=lambda e: gkeys[e[1][1:]])
-            for j, e in zip(slots, blocks):
-                entries[j] = e
-            out = []
-            for _, rep in entries:
-                if _is(rep, "@"):
-                    out.extend(expand(rep[1:], groups[rep]))
-                else:
-                    out.append(rep)
-            return out
-
-        self.order[r] = expand((), self.order[r])
-
-    def _crossings(self) -> int:
-        pos = {it: j for o in self.order for j, it in enumerate(o)}
-        total = 0
-        for r in range(self.nranks - 1):
-            pairs = sorted((pos[a], pos[b]) for a in self.order[r] for b in self.down[a])
-            tree = [0] * (len(self.order[r + 1]) + 1)  # Fenwick tree over head positions
-            for seen, (_, b) in enumerate(pairs):
-                j, below = b + 1, 0
-                while j > 0:
-                    below += tree[j]
-                    j -= j & -j
-                total += seen - below
-                j = b + 1
-                while j < len(tree):
-                    tree[j] += 1
-                    j += j & -j
-        return total
+            order[self.rank[it]].append(it)
+        self.order = RankOrder(order, self.scope, self.segments).run()
 
     # ----------------------------------------------------------------- 4. coordinates
     def _place(self, level: tuple):
@@ -322,7 +230,7 @@ class _Layered:
         kids = {("@",) + c: self._place(c) for c in self.children[level]}
         inside = [it for it in self.scope if self.scope[it][:len(level)] == level]
         member = set(inside)
-        rep = {it: self._rep(it, level) for it in inside}
+        rep = {it: block_of(self.scope[it], it, level) for it in inside}
 
         def att(it):  # where an item sits relative to the centre of its representative
             block = kids.get(rep[it])
@@ -377,11 +285,11 @@ class _Layered:
         pad_lo = pad_hi = 0.0
         total = hi - lo
         if level:
-            pad_lo = PAD + (self.label[1] if self.horizontal else 0.0)
+            pad_lo = PAD + (self.label_h if self.horizontal else 0.0)
             pad_hi = PAD
             total = total + pad_lo + pad_hi
             if not self.horizontal:
-                total = max(total, self.label[0] + 2 * PAD)
+                total = max(total, self.labels.get(level, (0.0, 0.0))[0] + 2 * PAD)
         offs, rects = {}, {}
         for r in size:
             start = x[r] - size[r] / 2 - lo + pad_lo
@@ -397,7 +305,7 @@ class _Layered:
         thick = [0.0] * self.nranks
         for it, r in self.rank.items():
             thick[r] = max(thick[r], self.ext[it])
-        unit = PAD + (0.0 if self.horizontal else self.label[1])
+        unit = PAD + (0.0 if self.horizontal else self.label_h)
         height_lo, height_hi = {}, {}  # how many clusters nest inside, ending at the same rank
         for p in sorted(self.span, key=len, reverse=True):
             (lo, hi), kids = self.span[p], self.children[p]
@@ -409,12 +317,21 @@ class _Layered:
             if p:
                 before[lo] = max(before[lo], unit * (1 + height_lo[p]))
                 after[hi] = max(after[hi], PAD * (1 + height_hi[p]))
-        start, pos = [], 0.0
-        for r in range(self.nranks):
-            pos += before[r] + (RANKSEP + after[r - 1] if r else 0.0)
-            start.append(pos)
-            pos += thick[r]
-        rank_size = pos + after[-1]
+        start = self._starts(thick, before, after)
+        if self.horizontal:  # a title wider than its cluster: room after the cluster's last rank
+            extra: dict = {}
+            for p in sorted(self.span, key=len, reverse=True):
+                if not p:
+                    continue
+                lo, hi = self.span[p]
+                r0 = start[lo] - unit * (1 + height_lo[p])
+                r1 = start[hi] + thick[hi] + PAD * (1 + height_hi[p])
+                need = r0 + self.labels.get(p, (0.0, 0.0))[0] + 2 * PAD - r1
+                extra[p] = max([need, 0.0] + [extra[c] for c in self.children[p]
+                                              if self.span[c][1] == hi])
+                after[hi] = max(after[hi], PAD * (1 + height_hi[p]) + extra[p])
+            start = self._starts(thick, before, after)
+        rank_size = start[-1] + thick[-1] + after[-1]
         centre = {it: start[r] + thick[r] / 2 for it, r in self.rank.items()}
         boxes = {}
         for k in self.keys:
@@ -426,7 +343,7 @@ class _Layered:
             r0 = start[lo] - unit * (1 + height_lo[p])
             r1 = start[hi] + thick[hi] + PAD * (1 + height_hi[p])
             if self.horizontal:
-                r1 = max(r1, r0 + self.label[0] + 2 * PAD)
+                r1 = max(r1, r0 + self.labels.get(p, (0.0, 0.0))[0] + 2 * PAD)
             clusters[p] = self._rect(r0, cs, r1 - r0, cn, rank_size, cross_size)
         routes = [None] * len(self.edges)
         ports = self._ports(offs)
@@ -464,6 +381,15 @@ class _Layered:
         else:
             width, height = cross_size, rank_size
         return Layout(width, height, boxes, routes, clusters)
+
+    def _starts(self, thick, before, after) -> list:
+        """Where each rank's column starts along the rank axis."""
+        start, pos = [], 0.0
+        for r in range(self.nranks):
+            pos += before[r] + (RANKSEP + after[r - 1] if r else 0.0)
+            start.append(pos)
+            pos += thick[r]
+        return start
 
     def _ports(self, offs) -> dict:
         """Where each edge leaves its tail and enters its head, across the box: spread

@@ -103,10 +103,9 @@ def render_svg(view: GraphView, *, rankdir: str = "LR", show_attrs: bool = False
             edges.append((f"se_{n.id}_released", "edge saved", f"s_{n.id}_released", n.key,
                           None, False))
 
-    label = (max((text_width(c.title, _TITLE) for c in view.clusters), default=0.0),
-             _TITLE * LINE + 2)
+    labels = {c.path: (text_width(c.title, _TITLE), _TITLE * LINE + 2) for c in view.clusters}
     placed = layout({k: (c.w, c.h) for k, c in cards.items()}, [(e[2], e[3]) for e in edges],
-                    scopes=scopes, rankdir=rankdir, label=label,
+                    scopes=scopes, rankdir=rankdir, labels=labels,
                     arrows=[e[1] != "edge saved" for e in edges])
     top = MARGIN + (FONT_SIZE * LINE + 6 if title else 0.0)
     out = []

@@ -59,10 +59,15 @@ def _pictures() -> dict[str, str]:
     loss.backward()
     out["clusters"] = viz.draw(loss, scopes=scopes, layout="builtin").svg()
     out["boxes"] = viz.draw(loss, scopes=scopes, layout="builtin", modules="box").svg()
+    with record_scopes() as scopes:
+        with scope("a_module_with_a_title_much_wider_than_its_nodes"):
+            k = p * 2.0
+    out["long title"] = viz.draw(k.sum(), scopes=scopes, layout="builtin").svg()
     return out
 
 
-@pytest.mark.parametrize("name", ["neuron", "tensor", "function", "clusters", "boxes"])
+@pytest.mark.parametrize("name", ["neuron", "tensor", "function", "clusters", "boxes",
+                                  "long title"])
 def test_every_text_lies_inside_its_box(page, name):
     svg = _pictures()[name]
     page.set_content(f"<!DOCTYPE html><html><body>{svg}</body></html>")

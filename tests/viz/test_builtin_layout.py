@@ -23,9 +23,11 @@ import viz
 from minigrad import Value
 from minigrad.nn.scope import record_scopes, scope
 from tests._graphs import Cube, neuron
+from tests._helpers import ROOT
 from viz.graph import layout_engine
 from viz.layout import layout
 from viz.stepper import Stepper, step_through
+from viz.view import cluster_key
 
 SVG = "{http://www.w3.org/2000/svg}"
 needs_dot = pytest.mark.skipif(not viz.dot_available(), reason="graphviz 'dot' not installed")
@@ -64,6 +66,15 @@ def _modules(**kw):
     return viz.draw(loss, scopes=scopes, **kw)
 
 
+def _long_title(**kw):
+    """A module whose title is far wider than the one small node it holds."""
+    a = Value(2.0, label="a")
+    with record_scopes() as scopes:
+        with scope("a_module_with_a_title_much_wider_than_its_nodes"):
+            b = a * 2.0
+    return viz.draw((b + a).relu(), scopes=scopes, **kw)
+
+
 def _function(**kw):
     a = Value(1.5, label="a")
     c = Cube.apply(a) * 2 + a
@@ -78,6 +89,8 @@ GRAPHS = {
     "legend, title, edge labels": lambda: _neuron(legend=True, title="neuron",
                                                   edge_labels=True, show_saved=True),
     "module clusters": lambda: _modules(),
+    "module with a long title": lambda: _long_title(),
+    "module with a long title, top to bottom": lambda: _long_title(rankdir="TB"),
     "module boxes": lambda: _modules(modules="box"),
     "module boxes, depth 1": lambda: _modules(modules="box", depth=1),
     "top to bottom": lambda: _tensor_mlp(rankdir="TB", legend=True),
@@ -205,8 +218,6 @@ def test_node_boxes_never_overlap_and_clusters_hold_their_members(name):
             elif key.startswith("n_"):
                 assert apart(box, clusters[c.key]), (key, c.key)
         if len(c.path) > 1:
-            from viz.view import cluster_key
-
             assert inside(clusters[c.key], clusters[cluster_key(c.path[:-1])])
 
 
@@ -279,11 +290,15 @@ def test_a_few_hundred_nodes_lay_out_without_overlaps():
 def test_layout_places_given_sizes_in_clusters():
     sizes = {"a": (40, 20), "b": (30, 20), "c": (50, 30), "d": (20, 20)}
     placed = layout(sizes, [("a", "c"), ("b", "c"), ("c", "d"), ("a", "d")],
-                    scopes={"a": ("m",), "c": ("m",)}, label=(20, 12))
+                    scopes={"a": ("m",), "c": ("m",)}, labels={("m",): (20, 12)})
     assert {k: v[2:] for k, v in placed.boxes.items()} == {k: s for k, s in sizes.items()}
     assert inside(placed.boxes["a"], placed.clusters[("m",)])
     assert apart(placed.boxes["b"], placed.clusters[("m",)])
     assert placed.routes[3].tip is not None and len(placed.routes[3].points) > 4  # via a dummy
+    wide = layout(sizes, [("a", "c"), ("b", "c"), ("c", "d")], scopes={"a": ("m",)},
+                  labels={("m",): (300, 12)})
+    assert wide.clusters[("m",)][2] >= 300  # the title fits, and nothing else is under it
+    assert all(apart(wide.boxes[k], wide.clusters[("m",)]) for k in "bcd")
     with pytest.raises(ValueError, match="rankdir"):
         layout(sizes, [], rankdir="XY")
 
@@ -304,7 +319,7 @@ def test_the_same_picture_every_run_and_every_hash_seed():
     for seed in ("1", "2"):
         env = dict(os.environ, PYTHONHASHSEED=seed)
         runs.append(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                                   check=True, env=env).stdout)
+                                   check=True, env=env, cwd=ROOT).stdout)
     assert runs[0] == runs[1] and 'id="c_m"' in runs[0]
     g = _neuron(layout="builtin")
     assert _builtin_svg(g) == _builtin_svg(g)
@@ -354,9 +369,7 @@ def test_stepper_templates_every_element_of_the_builtin_picture():
     s = step_through(lambda x: (x * x).relu().sum(), x, layout="builtin", show_saved=True)
     t = s.template
     assert t is not None and t.missing == [] and s.note is None
-    assert set(t.grad_nodes) == {el for el in s.frames.elements
-                                 if el.startswith("n_") and s.frames.nodes[
-                                     s._positions[el]].requires_grad}
+    assert set(t.grad_nodes) == {f"n_{n.id}" for n in s.frames.nodes if n.requires_grad}
     assert t.companions  # saved values restyled with their node
     for i in range(len(s)):
         root = ET.fromstring(s.render_svg(i))
