@@ -52,7 +52,7 @@ from .formatting import visible
 from .options import MODULES, RANKDIRS
 from .view import GraphView, cluster_key
 
-__all__ = ["to_dot", "render_dot", "box_summary", "Dot", "COLORS", "RANKDIRS", "MODULES"]
+__all__ = ["to_dot", "render_dot", "box_summary", "box_contents", "auto_rankdir", "in_frame", "Dot", "COLORS", "RANKDIRS", "MODULES"]
 
 
 #: (fill, border) per role; "highlight" is the border of highlighted nodes.
@@ -129,9 +129,7 @@ def render_dot(
             continue
         scope = n.scope if modules == "cluster" else ()
         out = body.setdefault(scope, [])
-        if scope and n.name and n.name.startswith(".".join(map(str, scope)) + "."):
-            # inside the frame titled "layers.0.neurons.1", "w.0" says it all
-            n = dataclasses.replace(n, name=n.name[len(".".join(map(str, scope))) + 1:])
+        n = in_frame(n, modules)
         out.append(_node_line(n, show_attrs, n.id in highlight, stacked))
         if n.saved:
             for item in n.saved:
@@ -211,6 +209,14 @@ def _td_rows(what: str, preview: str) -> str:
     lines = [lines[0]] + [" [" + r for r in lines[1:]]
     body = '<br align="left"/>'.join(_esc(line) for line in lines)
     return f'<td align="left" balign="left">{_esc(what)} {body}</td>'
+
+
+def auto_rankdir(view, *, modules="cluster", depth=None, show_attrs=False) -> str:
+    """What ``rankdir="auto"`` resolves to for this view and these options (LR or TB);
+    the built-in layout asks too, so both renderers turn the same way."""
+    boxes = _boxes(view, depth) if modules == "box" else {}
+    where = {n.id: boxes.get(n.id, n.key) for n in view.nodes}
+    return _auto_rankdir(view, boxes, where, show_attrs)
 
 
 def _auto_rankdir(view, boxes, where, show_attrs) -> str:
@@ -355,8 +361,18 @@ def _boxes(view, depth: int | None) -> dict[int, str]:
     return {n.id: cluster_key(n.scope[:depth]) for n in view.nodes if len(n.scope) >= depth}
 
 
-def _box_lines(view, boxes, highlight) -> list[str]:
-    fill, border = COLORS["module"]
+def in_frame(n, modules):
+    """The node as drawn inside its module frame: a name that repeats the frame's path
+    drops it (inside the frame titled "layers.0.neurons.1", "w.0" says it all)."""
+    prefix = ".".join(map(str, n.scope)) + "."
+    if modules == "cluster" and n.scope and n.name and n.name.startswith(prefix):
+        return dataclasses.replace(n, name=n.name[len(prefix):])
+    return n
+
+
+def box_contents(view, boxes, highlight):
+    """``(key, text lines, highlighted)`` per module box, for both renderers: its title,
+    what it holds (ops, params), then its output's summary (``box_summary``)."""
     members: dict[str, list] = {}
     for n in view.nodes:
         if n.id in boxes:
@@ -364,26 +380,32 @@ def _box_lines(view, boxes, highlight) -> list[str]:
     titles = {c.key: c.title for c in view.clusters}
     used_outside = {e.parent for e in view.edges if boxes.get(e.child) != boxes.get(e.parent)}
     used_outside.update(view.roots)
-    out = []
     for key, nodes in members.items():
-        title = titles.get(key, key[2:])
         ops = sum(1 for n in nodes if not n.is_leaf)
         params = sum(1 for n in nodes if n.role == "param")
         outputs = [n for n in nodes if n.id in used_outside and not n.is_leaf]
+        lines = [titles.get(key, key[2:]),
+                 _plural(ops, "op") + (", " + _plural(params, "param") if params else "")]
+        if len(outputs) == 1:
+            lines += box_summary(outputs[0])
+        yield key, lines, any(n.id in highlight for n in nodes)
+
+
+def _box_lines(view, boxes, highlight) -> list[str]:
+    fill, border = COLORS["module"]
+    out = []
+    for key, lines, lit in box_contents(view, boxes, highlight):
         cls = "module box"
         bc, width = border, 1
-        if any(n.id in highlight for n in nodes):
+        if lit:
             cls += " highlight"
             bc, width = COLORS["highlight"][1], 3
-        detail = _plural(ops, "op") + (", " + _plural(params, "param") if params else "")
         label = (
             f'<table border="{width}" cellborder="0" cellspacing="0" cellpadding="4" '
-            f'bgcolor="{fill}" color="{bc}" style="rounded"><tr>{_td(title, bold=True)}</tr>'
-            f"<tr>{_td(detail)}</tr>"
+            f'bgcolor="{fill}" color="{bc}" style="rounded"><tr>{_td(lines[0], bold=True)}</tr>'
+            f"<tr>{_td(lines[1])}</tr>"
         )
-        if len(outputs) == 1:
-            label += "".join(f"<tr>{_td(text, align='left')}</tr>"
-                             for text in box_summary(outputs[0]))
+        label += "".join(f"<tr>{_td(text, align='left')}</tr>" for text in lines[2:])
         label += "</table>"
         out.append(f'{key} [id="{key}", class="{cls}", label=<{label}>];')
     return out

@@ -1,34 +1,45 @@
-"""``viz.draw``: a computation graph as a graphviz picture.
+"""``viz.draw``: a computation graph as a picture.
 
 ``draw`` takes a snapshot: it walks the graph and writes the DOT text at
 once, so drawing before and after ``backward()`` gives two pictures.  Laying
-it out (running graphviz's ``dot`` program) waits until the picture is first
-shown or saved, and happens once.
+it out waits until the picture is first shown or saved, and happens once.
 
-Without ``dot`` installed nothing breaks in a notebook: the graph shows as the
-text tree (``viz.text``) with a one-line hint on how to install graphviz.
-``Graph.svg()`` and ``Graph.save()`` raise ``DotNotFoundError`` naming the fix.
+Who lays it out (``layout=``, a ``DisplayOptions`` field): graphviz's ``dot``
+program when it is installed, otherwise the layout that ships with the
+package (``viz.layout``, drawn by ``viz.svg_draw``), with the same element ids
+and classes, so the stepper and the player work on either.  ``"dot"`` or
+``"builtin"`` force one.  The environment variable ``MINIGRAD_LAYOUT=builtin``
+hides ``dot`` from the whole process (``dot_available()`` is then false), as
+on a machine without graphviz: the test suite runs once that way.
+
+Without ``dot`` only PNG and PDF files are out of reach: ``Graph.save`` says
+so and suggests ``.svg``.  If ``dot`` is forced and missing (or fails), a
+notebook shows the text tree (``viz.text``) with the reason instead.
 """
 
 from __future__ import annotations
 
 import numbers
+import os
 import shutil
 from html import escape
 from pathlib import Path
 
 from .dot import render_dot
-from .options import UNSET, DisplayOptions, resolve
+from .options import LAYOUTS, UNSET, DisplayOptions, resolve
+from .svg_draw import render_svg
 from .view import DRAW_WIDTH, GraphView, build_view, is_node
 
 __all__ = ["draw", "Graph", "DotNotFoundError", "GraphTooLargeError", "dot_available",
-           "INSTALL_HINT"]
+           "layout_engine", "INSTALL_HINT", "BUILTIN_NOTE", "LAYOUT_ENV"]
 
 INSTALL_HINT = (
-    "graphviz's 'dot' program is not installed: showing the text view instead. Install "
-    "it with `sudo apt-get install graphviz` (Debian/Ubuntu), `brew install graphviz` "
-    "(macOS) or `conda install -c conda-forge graphviz`."
+    "Install graphviz's 'dot' with `sudo apt-get install graphviz` (Debian/Ubuntu), "
+    "`brew install graphviz` (macOS) or `conda install -c conda-forge graphviz`."
 )
+BUILTIN_NOTE = "Drawn by minigrad's built-in layout; graphviz's 'dot' gives nicer layouts. "
+#: the environment variable that hides ``dot`` (``builtin``) or leaves the choice (``auto``)
+LAYOUT_ENV = "MINIGRAD_LAYOUT"
 
 _FORMATS = ("svg", "png", "pdf")
 
@@ -42,34 +53,69 @@ class GraphTooLargeError(ValueError):
 
 
 def dot_available() -> bool:
-    """Is graphviz's ``dot`` program on ``PATH``?"""
-    return shutil.which("dot") is not None
+    """Is graphviz's ``dot`` program on ``PATH`` (and not hidden by ``MINIGRAD_LAYOUT=builtin``)?"""
+    return _env_layout() != "builtin" and shutil.which("dot") is not None
+
+
+def _env_layout() -> str:
+    value = os.environ.get(LAYOUT_ENV, "").strip().lower() or "auto"
+    if value not in LAYOUTS:
+        raise ValueError(f"the environment variable {LAYOUT_ENV}={value!r} must be one of "
+                         f"{LAYOUTS} ('builtin' hides graphviz's dot)")
+    return value
+
+
+def layout_engine(layout: str = "auto") -> str:
+    """``"dot"`` or ``"builtin"``: who lays out a picture drawn with ``layout=``.
+
+    An explicit choice wins; ``"auto"`` takes ``MINIGRAD_LAYOUT`` if it names one,
+    else ``dot`` when it is installed.
+    """
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout must be one of {LAYOUTS}, got {layout!r}")
+    if layout == "auto":
+        layout = _env_layout()
+    if layout == "auto":
+        layout = "dot" if dot_available() else "builtin"
+    return layout
 
 
 class Graph:
     """A drawn graph: shows inline in Jupyter, saves as SVG/PNG/PDF.
 
     ``source`` is the DOT text; ``svg()`` the laid-out SVG with the stable
-    element ids documented in ``viz.dot`` (``n_<id>``, ``e_<child>_<parent>_<slot>``);
-    ``view`` the ``GraphView`` it was drawn from; ``text()`` the text tree.
+    element ids documented in ``viz.dot`` (``n_<id>``, ``e_<child>_<parent>_<slot>``),
+    by ``dot`` or the built-in layout (``layout``); ``view`` the ``GraphView`` it
+    was drawn from; ``text()`` the text tree.
     """
 
-    def __init__(self, view: GraphView, source: str, options: DisplayOptions, counts: tuple):
+    def __init__(self, view: GraphView, source: str, options: DisplayOptions, counts: tuple,
+                 highlight=frozenset()):
         self.view = view
         self.source = source
         self.options = options
         self._counts = counts
+        self._highlight = frozenset(highlight)
         self._svg: str | None = None
+        self._engine: str | None = None
+
+    @property
+    def layout(self) -> str:
+        """Who lays this picture out: ``"dot"`` or ``"builtin"`` (decided once)."""
+        if self._engine is None:
+            self._engine = layout_engine(self.options.layout)
+        return self._engine
 
     # --- layout ------------------------------------------------------------------
     def pipe(self, format: str = "svg") -> bytes:
         """Run ``dot -T<format>`` on the source and return its output bytes."""
         if not dot_available():
             raise DotNotFoundError(
-                f"cannot lay out the graph: {INSTALL_HINT.split(':', 1)[0]}. Install it with "
-                "`sudo apt-get install graphviz` (Debian/Ubuntu), `brew install graphviz` "
-                "(macOS) or `conda install -c conda-forge graphviz`; meanwhile viz.text(root) "
-                "prints the graph as text, and Graph.source holds the DOT text."
+                f"cannot run graphviz's 'dot' program: it is not installed"
+                f"{' (hidden by ' + LAYOUT_ENV + '=builtin)' if _env_layout() == 'builtin' else ''}"
+                f". {INSTALL_HINT} Without it, draw(..., layout='builtin') draws the "
+                f"picture (as SVG), viz.text(root) prints the graph as text, and "
+                f"Graph.source holds the DOT text."
             )
         try:
             import graphviz
@@ -89,7 +135,14 @@ class Graph:
     def svg(self) -> str:
         """The SVG markup (starting at ``<svg``), ready to inline in HTML; cached."""
         if self._svg is None:
-            self._svg = strip_prolog(self.pipe("svg").decode("utf-8"))
+            if self.layout == "dot":
+                self._svg = strip_prolog(self.pipe("svg").decode("utf-8"))
+            else:
+                o = self.options
+                self._svg = render_svg(
+                    self.view, rankdir=o.rankdir, show_attrs=o.show_attrs, modules=o.modules,
+                    depth=o.depth, highlight=self._highlight, legend=o.legend,
+                    edge_labels=o.edge_labels, title=o.title)
         return self._svg
 
     def save(self, path, format: str | None = None) -> Path:
@@ -105,6 +158,12 @@ class Graph:
             path.write_text('<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n'
                             + self.svg() + "\n", encoding="utf-8")
         else:
+            if not dot_available():
+                raise DotNotFoundError(
+                    f"Graph.save: {fmt.upper()} needs graphviz's 'dot' program, which is not "
+                    f"installed; save as .svg instead (the built-in layout draws it), or "
+                    f"install graphviz. {INSTALL_HINT}"
+                )
             path.write_bytes(self.pipe(fmt))
         return path
 
@@ -118,13 +177,16 @@ class Graph:
     def _repr_html_(self) -> str:
         try:
             svg = self.svg()
-        except RuntimeError as exc:  # no dot, or dot failed: show the text tree instead
-            note = INSTALL_HINT if isinstance(exc, DotNotFoundError) else str(exc)
+        except RuntimeError as exc:  # dot forced but missing, or dot failed: the text tree
+            note = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
             return (
                 f'<div class="minigrad-graph minigrad-graph-text"><pre>{escape(self.text())}'
                 f"</pre><p><small>{escape(note)}</small></p></div>"
             )
-        return f'<div class="minigrad-graph" style="overflow:auto">{svg}</div>'
+        note = ""
+        if self.layout == "builtin" and self.options.layout == "auto":  # dot was not there
+            note = f'<p><small>{escape(BUILTIN_NOTE + INSTALL_HINT)}</small></p>'
+        return f'<div class="minigrad-graph" style="overflow:auto">{svg}{note}</div>'
 
     def _repr_svg_(self) -> str | None:
         try:
@@ -163,6 +225,7 @@ def draw(
     edge_labels: bool = UNSET,
     title: str | None = UNSET,
     saved_values: dict | None = UNSET,
+    layout: str = UNSET,
 ) -> Graph:
     """Draw the graph behind ``root`` (a Value/Tensor, a list of them, or a Tape).
 
@@ -193,7 +256,9 @@ def draw(
       ``a - b`` is ``a``?); ``title``: a caption;
     * ``saved_values``: ``{node id: saved tuple}`` to show for nodes whose
       saved values backward already released (``viz.Stepper`` passes the ones
-      it kept while recording).
+      it kept while recording);
+    * ``layout``: ``"auto"`` (default: graphviz's ``dot`` when installed, else
+      the built-in layout), ``"dot"`` or ``"builtin"`` (no system program; SVG only).
 
     >>> from minigrad import Value
     >>> x = Value(2.0, label="x"); y = x * x; y.backward()
@@ -204,7 +269,8 @@ def draw(
         params=params, scopes=scopes, rankdir=rankdir, show_grad=show_grad,
         show_saved=show_saved, show_attrs=show_attrs, modules=modules, depth=depth,
         highlight=highlight, max_nodes=max_nodes, digits=digits, preview=preview,
-        legend=legend, edge_labels=edge_labels, title=title, saved_values=saved_values))
+        legend=legend, edge_labels=edge_labels, title=title, saved_values=saved_values,
+        layout=layout))
     highlighted = _ids(opts.highlight)
     view = build_view(root, options=opts, width=DRAW_WIDTH)
     max_nodes = opts.max_nodes
@@ -215,7 +281,7 @@ def draw(
                      legend=opts.legend, edge_labels=opts.edge_labels, title=opts.title)
     if max_nodes is not None and dot.nodes > max_nodes:
         raise _too_large(dot.nodes, max_nodes)
-    return Graph(view, dot.source, opts, (dot.nodes, dot.edges))
+    return Graph(view, dot.source, opts, (dot.nodes, dot.edges), highlighted)
 
 
 def _too_large(count: int, max_nodes: int) -> GraphTooLargeError:

@@ -26,11 +26,12 @@ from minigrad.formatting import DIGITS
 
 from .formatting import check_options
 
-__all__ = ["DisplayOptions", "RANKDIRS", "MODULES", "UNSET", "resolve"]
+__all__ = ["DisplayOptions", "RANKDIRS", "MODULES", "LAYOUTS", "UNSET", "resolve"]
 
 #: ``"auto"`` (the default) picks LR or TB from the graph's shape: see ``viz.direction``.
 RANKDIRS = ("auto", "LR", "TB", "RL", "BT")
 MODULES = ("cluster", "box", None)
+LAYOUTS = ("auto", "dot", "builtin")
 
 
 class _Unset:
@@ -61,7 +62,9 @@ class DisplayOptions:
 
     Drawings: ``rankdir`` (``"auto"``: left to right unless the graph is
     too wide for a screen that way, see ``viz.direction``), ``modules``, ``depth``, ``highlight``,
-    ``max_nodes``, ``legend``, ``edge_labels``, ``title`` (see ``viz.draw``).
+    ``max_nodes``, ``legend``, ``edge_labels``, ``title``, ``layout`` (who lays
+    the picture out: ``"dot"``, the ``"builtin"`` layout that needs no system
+    program, or ``"auto"``: dot when installed; see ``viz.draw``).
     Text tree: ``ids``, ``max_indent`` (see ``viz.text``).
     """
 
@@ -82,6 +85,7 @@ class DisplayOptions:
     legend: bool = False
     edge_labels: bool = False
     title: str | None = None
+    layout: str = "auto"
     ids: bool = False
     max_indent: int = 40
 
@@ -112,6 +116,8 @@ def _check(where: str, values: dict) -> None:
     if "modules" in values and values["modules"] not in MODULES:
         raise ValueError(f"{where}: modules must be 'cluster', 'box' or None, got "
                          f"{values['modules']!r}")
+    if "layout" in values and values["layout"] not in LAYOUTS:
+        raise ValueError(f"{where}: layout must be one of {LAYOUTS}, got {values['layout']!r}")
 
 
 def resolve(where: str, options: DisplayOptions | None, keywords: dict) -> DisplayOptions:

@@ -1,7 +1,9 @@
 """viz.draw: DOT text, the SVG hooks the stepper relies on, display, and life without dot.
 
 SVG is checked by parsing it (ids, classes, counts, label text), never by bytes
-or coordinates: two graphviz builds lay the same graph out differently.
+or coordinates: two graphviz builds lay the same graph out differently.  The SVG
+tests run on whatever ``draw`` uses: ``dot`` when installed, the built-in layout
+otherwise (``make test`` runs them both ways, the second with ``MINIGRAD_LAYOUT=builtin``).
 """
 
 from __future__ import annotations
@@ -100,7 +102,6 @@ def test_ten_thousand_nodes_dot_source_only():
 # --------------------------------------------------------------------- SVG
 
 
-@needs_dot
 def test_svg_ids_classes_and_labels_of_a_neuron():
     o, (x1, x2, w1, w2, b) = neuron()
     o.backward()
@@ -122,7 +123,6 @@ def test_svg_ids_classes_and_labels_of_a_neuron():
     assert texts(nodes[f"n_{x1.id}"]) == ["x1", "data 2.0000", "grad -1.5000"]
 
 
-@needs_dot
 def test_x_times_x_draws_two_edges():
     x = Value(3.0, label="x")
     y = x * x
@@ -131,7 +131,6 @@ def test_x_times_x_draws_two_edges():
     assert sum(1 for g in found.values() if g.get("class") == "edge data") == 2
 
 
-@needs_dot
 def test_grad_not_computed_and_forward_only():
     a = Value(2.0, label="a")
     y = a * 3.0
@@ -144,7 +143,6 @@ def test_grad_not_computed_and_forward_only():
     assert not any(t.startswith("grad") for g in found.values() for t in texts(g))
 
 
-@needs_dot
 def test_saved_values_highlight_legend_and_edge_labels():
     a, b = Value(2.0, label="a"), Value(3.0, label="b")
     c = a - b
@@ -166,7 +164,6 @@ def test_saved_values_highlight_legend_and_edge_labels():
     assert found[f"s_{t.id}_released"].get("class") == "node saved released"
 
 
-@needs_dot
 def test_tensor_nodes_show_shape_dtype_and_tiny_previews():
     x = mg.Tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True, name="x")
     W = mg.Tensor(np.ones((4, 3), dtype=np.float32), requires_grad=True, name="W")
@@ -199,7 +196,6 @@ class Square(mg.Function):
         return g * 2 * x
 
 
-@needs_dot
 @pytest.mark.parametrize("engine", ["scalar", "tensor"])
 def test_custom_function_nodes_show_class_name_and_saved_values(engine):
     x = Value(3.0, label="x") if engine == "scalar" else mg.Tensor([3.0], requires_grad=True,
@@ -216,7 +212,6 @@ def test_custom_function_nodes_show_class_name_and_saved_values(engine):
     assert f"s_{y.id}_0" not in groups(viz.draw(z, show_saved=False).svg())
 
 
-@needs_dot
 def test_module_clusters_and_boxes():
     scope_module = pytest.importorskip("minigrad.nn.scope")
     record_scopes, scope = scope_module.record_scopes, scope_module.scope
@@ -246,7 +241,6 @@ def test_module_clusters_and_boxes():
     assert "subgraph" not in viz.draw(loss, scopes=scopes, modules=None).source
 
 
-@needs_dot
 def test_a_tape_draws_every_recorded_node():
     w = Value(2.0, label="w")
     with mg.record() as tape:
@@ -277,27 +271,42 @@ def test_notebook_display_and_save(tmp_path):
         g.save(tmp_path / "graph.gif")
 
 
-def test_missing_dot_falls_back_to_text(monkeypatch, tmp_path):
+def test_missing_dot_draws_with_the_builtin_layout(monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path))  # an empty directory: no dot anywhere
     assert not viz.dot_available()
     o, _ = neuron()
     g = viz.draw(o)
     assert repr(g) == "<Graph 10 nodes, 9 edges>"
     assert g.source.startswith("digraph")
+    assert g.layout == "builtin"
+    html = g._repr_html_()  # a picture, with a note that dot draws nicer ones
+    assert html.startswith('<div class="minigrad-graph"') and "<svg" in html
+    assert "built-in layout" in html and "apt-get install graphviz" in html
+    assert g._repr_svg_() == g.svg()
+    drawn = set(groups(g.svg()))
+    assert {n.key for n in g.view.nodes} | {e.key for e in g.view.edges} <= drawn
+    ET.parse(g.save(tmp_path / "x.svg"))
+    with pytest.raises(viz.DotNotFoundError, match=r"save as \.svg"):
+        g.save(tmp_path / "x.png")
+
+
+def test_forcing_missing_dot_falls_back_to_text(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    o, _ = neuron()
+    g = viz.draw(o, layout="dot")
     html = g._repr_html_()  # never raises in a notebook
     assert "<pre>tanh o  data=0.7071  grad=—" in html
-    assert "apt-get install graphviz" in html
+    assert "apt-get install graphviz" in html and "layout=&#x27;builtin&#x27;" in html
     assert g._repr_svg_() is None
     with pytest.raises(viz.DotNotFoundError, match="apt-get install graphviz"):
         g.svg()
-    with pytest.raises(viz.DotNotFoundError):
-        g.save(tmp_path / "x.png")
 
 
 def test_dot_vanishing_after_the_check_is_still_a_clear_error(monkeypatch, tmp_path):
     import viz.graph
 
     monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("MINIGRAD_LAYOUT", raising=False)
     monkeypatch.setattr(viz.graph, "dot_available", lambda: True)
     g = viz.draw(Value(1.0) * 2.0)
     with pytest.raises(viz.DotNotFoundError, match="graphviz"):
@@ -305,7 +314,6 @@ def test_dot_vanishing_after_the_check_is_still_a_clear_error(monkeypatch, tmp_p
     assert "<pre>" in g._repr_html_()
 
 
-@needs_dot
 def test_a_real_model_as_clusters_and_boxes():
     nn = pytest.importorskip("minigrad.nn")
     if not hasattr(nn, "Sequential") or not hasattr(nn, "record_scopes"):
@@ -341,7 +349,6 @@ def test_a_real_model_as_clusters_and_boxes():
     assert names == {"0.weight", "0.bias", "2.weight", "2.bias"}
 
 
-@needs_dot
 def test_grad_label_is_exactly_the_drawn_grad_field():
     """The stepper rewrites grad fields with viz.grad_label: it must match the drawing."""
     x = mg.Tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True, name="x")
@@ -364,9 +371,7 @@ def test_grad_label_is_exactly_the_drawn_grad_field():
 
 
 def test_a_failing_dot_never_raises_on_display(monkeypatch):
-    import viz.graph
-
-    g = viz.draw(Value(1.0) * 2.0)
+    g = viz.draw(Value(1.0) * 2.0, layout="dot")
 
     def broken(format="svg"):
         raise RuntimeError("graphviz 'dot' failed on this graph: syntax error")

@@ -176,9 +176,9 @@ def test_exported_page_is_self_contained_and_encodes_every_step(tmp_path):
 
 
 def test_export_without_drawing_still_has_steps(tmp_path, monkeypatch):
-    monkeypatch.setenv("PATH", "/nonexistent")
+    monkeypatch.setenv("PATH", "/nonexistent")  # and dot asked for: no picture
     tape, _, _ = square_tape()
-    s = Stepper(tape, mode="backward")
+    s = Stepper(tape, mode="backward", layout="dot")
     with pytest.warns(RuntimeWarning, match="p.html: the page has no graph"):
         page = export_html(s, tmp_path / "p.html").read_text(encoding="utf-8")
     assert "mg-nograph" in page and "graph not drawn" in page

@@ -246,8 +246,8 @@ def test_wrong_draw_options_raise_at_the_call():
 
 
 def test_missing_dot_still_steps_and_export_warns_why(tmp_path, monkeypatch):
-    monkeypatch.setenv("PATH", str(tmp_path))  # no dot anywhere
-    s = step_through(lambda x: x * 2, 1.0)
+    monkeypatch.setenv("PATH", str(tmp_path))  # no dot anywhere, and dot asked for
+    s = step_through(lambda x: x * 2, 1.0, layout="dot")
     assert s.template is None and "not installed" in s.note
     with pytest.warns(RuntimeWarning, match="no graph.*not installed"):
         s.save_html(tmp_path / "a.html")

@@ -376,8 +376,8 @@ def test_stepper_keeps_existing_nodes_and_their_labels():
     assert "alpha.grad = 4.0000" in s.panel
 
 
-def _stepper():
-    return step_through(lambda a, b: a * b + a, 2.0, 3.0)
+def _stepper(**options):
+    return step_through(lambda a, b: a * b + a, 2.0, 3.0, **options)
 
 
 def test_widget_buttons_slider_and_play_drive_the_same_state():
@@ -476,7 +476,7 @@ def test_render_svg_writes_the_step_into_the_svg():
 
 def test_widget_without_dot_shows_the_panel_and_a_note(monkeypatch):
     monkeypatch.setenv("PATH", "/nonexistent")
-    s = _stepper()
+    s = _stepper(layout="dot")  # dot asked for but missing: no picture
     w = s.widget
     assert s.template is None and "graph not drawn" in s.note
     assert "mg-nograph" in w.graph.value and "graph not drawn" in w.graph.value
