@@ -52,7 +52,8 @@ from .formatting import visible
 from .options import MODULES, RANKDIRS
 from .view import GraphView, cluster_key
 
-__all__ = ["to_dot", "render_dot", "box_summary", "box_contents", "auto_rankdir", "in_frame", "Dot", "COLORS", "RANKDIRS", "MODULES"]
+__all__ = ["to_dot", "render_dot", "box_summary", "box_contents", "auto_rankdir", "in_frame",
+           "Dot", "COLORS", "RANKDIRS", "MODULES"]
 
 
 #: (fill, border) per role; "highlight" is the border of highlighted nodes.
