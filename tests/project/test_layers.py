@@ -34,6 +34,7 @@ LAYERS = [
     ("autograd", ["minigrad.autograd", "minigrad.autograd.*", "minigrad.formatting"]),
     ("engines", ["minigrad.random", "minigrad.value", "minigrad.scalar_ops",
                  "minigrad.tensor", "minigrad.tensor_args", "minigrad.tensor_operators",
+                 "minigrad.tensor_numpy",
                  "minigrad.tensor_functions",
                  "minigrad.tensor_ops",
                  "minigrad.tensor_ops.*", "minigrad.function", "minigrad.memory"]),
