@@ -22,7 +22,7 @@ from .autograd import (
     set_grad_enabled,
     topological_order,
 )
-from .function import Function
+from .function import Function, once_differentiable
 from .memory import GraphMemory, graph_memory
 from .random import manual_seed
 from .tensor import Tensor, apply_op
@@ -49,6 +49,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AnomalyError", "Function", "GradcheckError", "GraphMemory", "GraphReleasedError", "Tape",
+    "once_differentiable",
     "Tensor", "Value", "apply_op", "arange", "cat", "concatenate", "detect_anomaly",
     "enable_grad", "full", "gradcheck", "graph_memory", "is_grad_enabled", "manual_seed",
     "maximum", "minimum", "no_grad", "ones", "ones_like", "rand", "randn", "record",

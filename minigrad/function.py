@@ -36,6 +36,15 @@ as they are; an array or a tensor only as a description (``<array (1000,
 Custom ops are not put in the global registry: the registry-wide gradient
 test covers the built-in ops only; check yours with ``minigrad.gradcheck``.
 
+Derivatives of derivatives: in a ``create_graph`` backward pass, ``backward``
+runs with grad mode on, gets the upstream gradient as a graph node, and
+``saved_tensors`` gives back the very inputs and output that were saved, as
+nodes; so a ``backward`` written with Tensor (or Value) operations is itself
+recorded, and the Function is twice differentiable for free.  A ``backward``
+that computes on raw numpy arrays cannot be recorded: decorate it with
+``@once_differentiable`` and a ``create_graph`` pass through it stops with an
+error naming the Function, instead of a silently wrong second derivative.
+
 Memory: ``save_for_backward`` data lives in the node's ``saved`` and is
 released after backward; other attributes you set on ``ctx`` live as long as
 the graph does, so keep large arrays in ``save_for_backward``.
@@ -51,6 +60,7 @@ import numpy as np
 
 from .autograd.accumulate import unbroadcastable
 from .autograd.grad_mode import no_grad
+from .autograd.higher import NotTwiceDifferentiableError
 from .autograd.node import Node, init_node
 from .autograd.registry import Op
 from .autograd.state import grad_enabled
@@ -58,7 +68,16 @@ from .tensor import Tensor
 from .tensor_args import constant
 from .value import Value
 
-__all__ = ["Function", "FunctionCtx"]
+__all__ = ["Function", "FunctionCtx", "once_differentiable"]
+
+
+def once_differentiable(backward):
+    """Mark a ``Function.backward`` that computes on raw arrays (numpy, not Tensor ops):
+    its result cannot be differentiated again, so a ``create_graph`` backward through
+    the Function raises ``NotTwiceDifferentiableError`` naming it."""
+    fn = backward.__func__ if isinstance(backward, staticmethod) else backward
+    fn.once_differentiable = True
+    return backward
 
 
 class FunctionCtx:
@@ -81,7 +100,9 @@ class FunctionCtx:
             return self._to_save  # still inside forward
         out = []
         for kind, v in zip(self._kinds, self._saved):
-            if kind == "tensor":
+            if isinstance(v, Node):  # a create_graph pass: the saved input or output itself
+                out.append(v)
+            elif kind == "tensor":
                 out.append(constant(Tensor, v))
             elif kind == "value":
                 out.append(Value(v, requires_grad=False))
@@ -250,6 +271,8 @@ def _vjp(cls, g, /, *saved, ctx, **settings):
 
 def _run_backward(cls, ctx, g, saved):
     name = cls.__name__
+    if isinstance(g, Node):  # a create_graph pass: backward's own operations are recorded
+        return _run_backward_recorded(cls, ctx, g, saved)
     scalar = not isinstance(g, np.ndarray)
     ctx._saved = saved
     try:
@@ -257,16 +280,8 @@ def _run_backward(cls, ctx, g, saved):
             result = cls.backward(ctx, g if scalar else constant(Tensor, g))
     finally:
         ctx._saved = None
-    if not isinstance(result, tuple):
-        result = (result,)
+    per_parent = _per_parent(cls, ctx, result)
     positions = ctx._positions
-    if len(result) == ctx._nargs:
-        per_parent = [result[i] for i in positions]
-    elif len(result) == len(positions):
-        per_parent = list(result)
-    else:
-        raise ValueError(f"{name}.backward returned {len(result)} gradients, but forward took "
-                         f"{ctx._nargs} inputs ({len(positions)} of them tensors)")
     out = []
     for slot, gr in enumerate(per_parent):
         if gr is None:
@@ -291,5 +306,39 @@ def _run_backward(cls, ctx, g, saved):
         # array, or a gradient be an array that was saved (e.g. an input's own data).
         if any(gr is other for other in out) or any(gr is s for s in saved):
             gr = gr.copy()
+        out.append(gr)
+    return out
+
+
+def _per_parent(cls, ctx, result) -> list:
+    """backward's results, one per parent (it may return one per forward argument)."""
+    if not isinstance(result, tuple):
+        result = (result,)
+    positions = ctx._positions
+    if len(result) == ctx._nargs:
+        return [result[i] for i in positions]
+    if len(result) == len(positions):
+        return list(result)
+    raise ValueError(f"{cls.__name__}.backward returned {len(result)} gradients, but forward "
+                     f"took {ctx._nargs} inputs ({len(positions)} of them tensors)")
+
+
+def _run_backward_recorded(cls, ctx, g, saved):
+    """``backward`` in a ``create_graph`` pass: grad mode on, nodes in and out."""
+    if getattr(cls.backward, "once_differentiable", False):
+        raise NotTwiceDifferentiableError(
+            f"{cls.__name__}.backward is marked @once_differentiable (it computes on raw "
+            f"arrays), so a backward pass through {cls.__name__} cannot build a graph "
+            f"(create_graph=True); rewrite backward with Tensor operations to lift that")
+    ctx._saved = saved
+    try:
+        result = cls.backward(ctx, g)
+    finally:
+        ctx._saved = None
+    out = []
+    for slot, gr in enumerate(_per_parent(cls, ctx, result)):
+        if gr is None and ctx.needs_input_grad[ctx._positions[slot]]:
+            raise ValueError(f"{cls.__name__}.backward returned None for input "
+                             f"{ctx._positions[slot]}, which needs a gradient")
         out.append(gr)
     return out

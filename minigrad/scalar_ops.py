@@ -24,6 +24,19 @@ _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
 
 # --- IEEE-style float helpers -------------------------------------------------------
+# The gradient rules below call these on floats, and in a ``create_graph`` backward
+# pass on ``Value`` nodes (see ``autograd/higher.py``): on a node each helper is the
+# node's own op, so the rule, written once, is recorded too.
+def _node(x) -> bool:
+    return x.__class__ is not float and hasattr(x, "engine_class")
+
+
+def _num(x) -> float:
+    """The number, for a test in a rule (``x == 0``): a node's data (``==`` on nodes is
+    identity)."""
+    return x.data if _node(x) else x
+
+
 def fdiv(a: float, b: float) -> float:
     """a / b with IEEE semantics: x/0 = ±inf, 0/0 = nan."""
     try:
@@ -37,6 +50,8 @@ def fdiv(a: float, b: float) -> float:
 def fpow(x: float, p: float) -> float:
     """x ** p as a real number: nan for a negative base with a fractional exponent,
     and IEEE's signed infinities where Python raises (``(-0.0) ** -1`` is −inf)."""
+    if _node(x) or _node(p):
+        return x**p
     try:
         r = x**p
     except ZeroDivisionError:  # (±0) ** negative: the sign survives for odd integer p
@@ -56,10 +71,14 @@ def _odd_integer(p: float) -> bool:
 
 def fsin(x: float) -> float:
     """sin(x), nan at ±inf (``math.sin`` raises there)."""
+    if _node(x):
+        return x.sin()
     return math.sin(x) if math.isfinite(x) else NAN
 
 
 def fcos(x: float) -> float:
+    if _node(x):
+        return x.cos()
     return math.cos(x) if math.isfinite(x) else NAN
 
 
@@ -78,6 +97,8 @@ def fminimum(a: float, b: float) -> float:
 
 
 def fexp(x: float) -> float:
+    if _node(x):
+        return x.exp()
     try:
         return math.exp(x)
     except OverflowError:
@@ -85,6 +106,8 @@ def fexp(x: float) -> float:
 
 
 def flog(x: float) -> float:
+    if _node(x):
+        return x.log()
     if x > 0:
         return math.log(x)
     if x == 0:
@@ -116,12 +139,13 @@ def _pow_grad_base(g, x, p, out):
 
 def _pow_grad_exponent(g, x, p, out):
     # d(x^p)/dp = x^p · ln x.  At x = 0 with p >= 0 the limit is 0 (PyTorch agrees).
-    if x == 0 and p >= 0:
+    if _num(x) == 0 and _num(p) >= 0:
         return g * 0.0
     return g * out * flog(x)
 
 
 def _maximum_grad(g, a, b, first):
+    a, b = _num(a), _num(b)  # (only compared: the weights are constants)
     if a == b:
         return 0.5 * g  # a tie shares the gradient, so its total is conserved
     if a != a or b != b:
@@ -130,6 +154,7 @@ def _maximum_grad(g, a, b, first):
 
 
 def _minimum_grad(g, a, b, first):
+    a, b = _num(a), _num(b)
     if a == b:
         return 0.5 * g
     if a != a or b != b:
@@ -192,7 +217,7 @@ GELU = define_op(
     forward=lambda x: (0.5 * x * (1.0 + math.erf(x / _SQRT2)), (x,)),
     grads=(lambda g, x: g * (0.5 * (1.0 + math.erf(x / _SQRT2))
                              + x * _INV_SQRT_2PI * math.exp(-0.5 * x * x)),),
-    domain=(_ANY,))
+    domain=(_ANY,), twice_differentiable=False)
 ABS = define_op(
     **notation("abs"), engine="scalar", forward=lambda x: (abs(x), (x,)),
     grads=(lambda g, x: g if x > 0 else (-g if x < 0 else g * 0.0),), domain=(_ANY,))

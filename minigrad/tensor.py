@@ -33,8 +33,11 @@ from .tensor_args import (
     as_number,
     axis_arg,
     bound_arg,
+    broadcast_shape,
     check_differentiable,
     constant,
+    expand_shape,
+    flat_shape,
     index_arg,
     inplace_operand,
     lift,
@@ -46,6 +49,7 @@ from .tensor_args import (
     shape_arg,
     to_array,
 )
+from .tensor_numpy import array_function, array_ufunc
 from .tensor_operators import binary_method, unary_method
 
 __all__ = ["Tensor", "apply_op"]
@@ -75,7 +79,16 @@ class Tensor(Node):
     """
 
     __slots__ = ()
-    __array_ufunc__ = None  # ndarray ∘ Tensor defers to Tensor's reflected operators
+
+    # numpy's protocols: ``np.exp(t)``, ``array * t``, ``np.where(m, t, 0)`` are recorded
+    # ops (see tensor_numpy), which is what lets the op rules, written against numpy,
+    # build a gradient's graph.
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        return array_ufunc(self, ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        return array_function(self, func, types, args, kwargs)
+
     __hash__ = object.__hash__  # __eq__ is elementwise, identity hashing stays
 
     def __init__(self, data, requires_grad: bool = False, dtype=None, name: str | None = None):
@@ -85,6 +98,9 @@ class Tensor(Node):
         if name is not None and not isinstance(name, str):
             raise TypeError(f"name must be a str, got {type(name).__name__}")
         init_node(self, arr, requires_grad=bool(requires_grad), label=name)
+
+    #: run a registry op on tensors and record it (``Op.__call__`` uses this)
+    apply = staticmethod(lambda op, *inputs, **attrs: apply_op(op, *inputs, **attrs))
 
     # --- array facts -------------------------------------------------------------------
     @property
@@ -154,6 +170,11 @@ class Tensor(Node):
         return self.data
 
     def __array__(self, dtype=None, copy=None):
+        if STATE.order and self.requires_grad:
+            raise TypeError(
+                "np.asarray() of a Tensor that requires grad while building a gradient's "
+                "graph (create_graph=True) would cut that graph: an op's gradient rule "
+                "must keep to numpy calls that Tensor implements (see tensor_numpy)")
         if copy:
             return np.array(self.data, dtype=dtype, copy=True)
         return self.data if dtype is None else self.data.astype(dtype, copy=False)
@@ -446,37 +467,14 @@ class Tensor(Node):
 
     def expand(self, *shape):
         """Broadcast to ``shape`` (a view); -1 keeps that axis's size."""
-        shape = shape_arg(shape, "expand")
-        lead = len(shape) - self.data.ndim
-        shape = tuple(self.data.shape[i - lead] if n == -1 and i >= lead else n
-                      for i, n in enumerate(shape))
-        return self.broadcast_to(shape)
+        return self.broadcast_to(expand_shape(shape, self.data.shape))
 
     def broadcast_to(self, shape):
-        shape = shape_arg((shape,), "broadcast_to")
-        try:
-            ok = np.broadcast_shapes(self.data.shape, shape) == shape
-        except ValueError:
-            ok = False
-        if not ok:
-            raise ValueError(f"expand: a tensor of shape {self.data.shape} cannot be broadcast "
-                             f"to shape {shape} (each axis must match or be 1)")
-        return apply_op(ops.EXPAND, self, shape=shape)
+        return apply_op(ops.EXPAND, self, shape=broadcast_shape(shape, self.data.shape))
 
     def flatten(self, start_dim: int = 0, end_dim: int = -1):
         """Merge axes start_dim..end_dim into one (PyTorch's arguments)."""
-        shape = self.data.shape
-        n = len(shape)
-        if n == 0:
-            return apply_op(ops.FLATTEN, self, shape=(1,))
-        s = axis_arg(start_dim, self, "flatten", single=True) % n
-        e = axis_arg(end_dim, self, "flatten", single=True) % n
-        if s > e:
-            raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim}")
-        merged = 1
-        for k in shape[s:e + 1]:
-            merged *= k
-        return apply_op(ops.FLATTEN, self, shape=shape[:s] + (merged,) + shape[e + 1:])
+        return apply_op(ops.FLATTEN, self, shape=flat_shape(self, start_dim, end_dim))
 
     def pad(self, pad_width, value: float = 0.0):
         """Constant padding; ``pad_width`` as in numpy: int, (before, after), or a pair per axis."""

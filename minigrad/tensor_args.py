@@ -177,6 +177,42 @@ def shape_arg(args, op_name) -> tuple:
     return shape
 
 
+def expand_shape(args, shape) -> tuple:
+    """``expand``'s target shape, with -1 meaning "keep this axis's size"."""
+    target = shape_arg(args, "expand")
+    lead = len(target) - len(shape)
+    return tuple(shape[i - lead] if n == -1 and i >= lead else n for i, n in enumerate(target))
+
+
+def broadcast_shape(target, shape) -> tuple:
+    """A shape ``shape`` broadcasts to, checked (a clear error instead of numpy's)."""
+    target = shape_arg((target,), "broadcast_to")
+    try:
+        ok = np.broadcast_shapes(shape, target) == target
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ValueError(f"expand: a tensor of shape {shape} cannot be broadcast "
+                         f"to shape {target} (each axis must match or be 1)")
+    return target
+
+
+def flat_shape(t, start_dim, end_dim) -> tuple:
+    """``flatten``'s result shape: axes start_dim..end_dim merged into one."""
+    shape = t.data.shape
+    n = len(shape)
+    if n == 0:
+        return (1,)
+    s = axis_arg(start_dim, t, "flatten", single=True) % n
+    e = axis_arg(end_dim, t, "flatten", single=True) % n
+    if s > e:
+        raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim}")
+    merged = 1
+    for k in shape[s:e + 1]:
+        merged *= k
+    return shape[:s] + (merged,) + shape[e + 1:]
+
+
 def axis_arg(axis, t, op_name, single=False):
     """Validate ``axis`` (None, int or tuple of ints) against ``t``'s dimensions."""
     if axis is None:

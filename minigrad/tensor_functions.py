@@ -15,6 +15,7 @@ from . import tensor_ops as ops
 from .random import generator as pick_generator
 from .tensor import Tensor, apply_op
 from .tensor_args import as_int, constant, lift, scalar_value, size_arg, to_array
+from .tensor_numpy import implements
 
 __all__ = [
     "arange", "cat", "concatenate", "full", "maximum", "minimum", "ones",
@@ -77,6 +78,24 @@ def where(condition, a, b) -> Tensor:
                         f"{cond.dtype}")
     cond_t = condition if isinstance(condition, Tensor) else constant(Tensor, cond)
     return apply_op(ops.WHERE, cond_t, a, b)
+
+
+# --- numpy's names for them, when a Tensor is an argument (see tensor_numpy) -----------------
+@implements(np.where)
+def _np_where(condition, *a_b):
+    if not a_b:  # np.where(cond) alone: the indices where it holds, not differentiable
+        return np.where(condition.data if isinstance(condition, Tensor) else condition)
+    return where(condition, *a_b)
+
+
+@implements(np.concatenate)
+def _np_concatenate(arrays, axis=0, **_):
+    return cat(list(arrays), axis)
+
+
+@implements(np.stack)
+def _np_stack(arrays, axis=0, **_):
+    return stack(list(arrays), axis)
 
 
 # --- constructors ----------------------------------------------------------------------------

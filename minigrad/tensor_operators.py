@@ -109,7 +109,7 @@ def operator_method(op, name: str, arity: int, reflected: bool = False,
         node.attrs = None
         node.id = next_id()
         node.label = None
-        node.trace = None
+        node.origin = None
         if HOOKS[0]:
             announce(node)
         return node

@@ -13,6 +13,7 @@ import numbers
 
 from . import scalar_ops as ops
 from .autograd.node import Node, init_node
+from .autograd.state import STATE
 from .formatting import format_number
 
 __all__ = ["Value"]
@@ -141,11 +142,19 @@ class Value(Node):
 
     __hash__ = object.__hash__
 
+    #: run a scalar registry op on Values and record it (``Op.__call__`` uses this)
+    apply = staticmethod(lambda op, *inputs, **attrs: apply_scalar_op(op, *inputs, **attrs))
+
     # --- conveniences ----------------------------------------------------------------
     def item(self) -> float:
         return self.data
 
     def __float__(self) -> float:
+        if STATE.order and self.requires_grad:
+            raise TypeError(
+                "float() of a Value that requires grad while building a gradient's graph "
+                "(create_graph=True) would cut that graph: an op's gradient rule must use "
+                "the Value's own operators and methods (math.* functions take floats)")
         return self.data
 
     def __int__(self) -> int:

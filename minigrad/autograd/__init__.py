@@ -4,8 +4,10 @@ the backward engine, grad mode, trace events, anomaly detection, gradcheck."""
 from .anomaly import AnomalyError, detect_anomaly
 from .engine import GraphReleasedError, backward, unbroadcast
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from .gradcheck import GradcheckError, gradcheck
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
+from .gradients import grad
 from .graph import topological_order
+from .higher import NotTwiceDifferentiableError
 from .node import Node
 from .registry import Op, define_op, get_op, register, registered_ops
 from .trace import Contribute, Created, Seeded, Tape, Visit, record
@@ -13,6 +15,7 @@ from .trace import Contribute, Created, Seeded, Tape, Visit, record
 __all__ = [
     "AnomalyError", "Contribute", "Created", "GradcheckError", "GraphReleasedError",
     "Node", "Op", "Seeded", "Tape", "Visit", "backward", "define_op", "detect_anomaly",
-    "enable_grad", "get_op", "gradcheck", "is_grad_enabled", "no_grad", "record", "register",
+    "enable_grad", "get_op", "grad", "gradcheck", "gradgradcheck", "NotTwiceDifferentiableError",
+    "is_grad_enabled", "no_grad", "record", "register",
     "registered_ops", "set_grad_enabled", "topological_order", "unbroadcast",
 ]

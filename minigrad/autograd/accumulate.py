@@ -26,9 +26,9 @@ def unbroadcast(grad: np.ndarray, shape: tuple) -> np.ndarray:
         return grad
     extra = grad.ndim - len(shape)
     if extra == 1 and grad.shape[1:] == shape:  # the common case: a bias added to rows
-        # (asarray: summing a 1-D gradient for a 0-d input gives a numpy scalar, which
-        # the engine could not add into in place)
-        return np.asarray(grad.sum(axis=0))
+        # (a numpy scalar, from summing a 1-D gradient for a 0-d input, as an array: the
+        # engine adds into it in place)
+        return _array(grad.sum(axis=0))
     if not unbroadcastable(grad.shape, shape):
         raise ValueError(
             f"unbroadcast: a gradient of shape {grad.shape} cannot come from "
@@ -39,6 +39,11 @@ def unbroadcast(grad: np.ndarray, shape: tuple) -> np.ndarray:
     )
     summed = grad.sum(axis=axes, keepdims=True) if axes else grad
     return summed.reshape(shape)
+
+
+def _array(x):
+    """Numpy scalars as 0-d arrays; arrays and graph nodes (``create_graph``) as they are."""
+    return np.asarray(x) if isinstance(x, np.generic) else x
 
 
 def unbroadcastable(big: tuple, shape: tuple) -> bool:
@@ -72,8 +77,14 @@ def accumulate(parent, local) -> None:
     ``a + b`` passes its own gradient ``g`` to both inputs unchanged.  For the same
     reason a leaf's first contribution is copied: a leaf's ``.grad`` belongs to the
     user and outlives the pass, so it must not be a view of another node's gradient.
+    In a ``create_graph`` pass the contributions are nodes, and the sum is one
+    more recorded ``add``: nodes are never changed in place, so nothing is copied.
     """
-    if isinstance(parent.data, np.ndarray):
+    if isinstance(local, parent.engine_class):  # a create_graph pass: a node, recorded
+        if isinstance(parent.data, np.ndarray):
+            local = fit_gradient(local, parent.data)
+        parent.grad = local if parent.grad is None else parent.grad + local
+    elif isinstance(parent.data, np.ndarray):
         local = fit_gradient(local, parent.data)
         if parent.grad is None:
             parent.grad = local.copy() if parent.op is None else local

@@ -37,14 +37,15 @@ import math
 
 import numpy as np
 
-from . import fast
+from . import fast, higher
 from .accumulate import accumulate, unbroadcast, unbroadcastable, vjp_results
 from .anomaly import anomaly_error
 from .graph import topological_order
 from .inplace import check_unmodified
 from .state import HOOKS, MODIFIED, STATE
 
-__all__ = ["backward", "run_reference", "local_gradients", "unbroadcast", "unbroadcastable",
+__all__ = ["backward", "run_backward", "run_reference", "seed_gradient", "local_gradients",
+           "unbroadcast", "unbroadcastable",
            "GraphReleasedError", "BACKWARD_ENGINES"]
 
 #: the two ways to run a backward pass (``backward(..., engine=...)``); not to be confused
@@ -56,22 +57,34 @@ class GraphReleasedError(RuntimeError):
     """Backward reached a node whose saved values were already freed."""
 
 
-def backward(root, gradient=None, retain_graph: bool = False, *, engine: str | None = None):
+def backward(root, gradient=None, retain_graph: bool | None = None, *,
+             create_graph: bool = False, engine: str | None = None):
     """Compute d(root)/d(node) for every node ``root`` depends on (see the module doc).
+
+    ``create_graph=True`` runs the same loop on the engine's own values, so each
+    gradient is a node with a graph of its own (``higher.py``), which can be
+    differentiated again; ``retain_graph`` then defaults to True, since the
+    gradient's graph goes through the forward graph's saved values.
 
     ``engine`` picks the loop: ``"reference"`` (this module's, announcing every
     step) or ``"fast"``; by default the reference one runs when a recorder or
-    anomaly mode is watching, the fast one otherwise.  Both give the same bits.
+    anomaly mode is watching (or a graph is being built), the fast one
+    otherwise.  Both give the same bits.
     """
     if engine is not None and engine not in BACKWARD_ENGINES:
         raise ValueError(f"backward: engine must be one of {BACKWARD_ENGINES}, got {engine!r}")
+    if create_graph and engine == "fast":
+        raise ValueError("backward: create_graph=True runs the reference engine (the fast "
+                         "one works on raw arrays only); leave engine=None")
+    if retain_graph is None:
+        retain_graph = bool(create_graph)
     if not root.requires_grad:
         raise RuntimeError(
             "backward(): this output does not require grad, so there is no graph to "
             "go back through. Create the inputs with requires_grad=True (and make "
             "sure grad mode was on, i.e. not inside no_grad())."
         )
-    seed = _seed(root, gradient)
+    seed = seed_gradient(root, gradient, create_graph)
     if root.op is None:  # backward() on a leaf: dL/dL = 1 accumulates like any leaf
         if root.grad is not None:
             root.grad = root.grad + seed
@@ -79,8 +92,17 @@ def backward(root, gradient=None, retain_graph: bool = False, *, engine: str | N
             given = gradient is not None and isinstance(seed, np.ndarray)
             root.grad = seed.copy() if given else seed
         return
+    run_backward((root,), (seed,), retain_graph, create_graph, engine)
+
+
+def run_backward(roots, seeds, retain_graph: bool, create_graph: bool = False,
+                 engine: str | None = None) -> list:
+    """Steps 2 to 4 from one or more roots, each with its seed; returns the order walked.
+
+    (``backward`` is this with one root; ``autograd.grad`` may give several.)
+    """
     # Only nodes made by an op have a rule to run; leaves just receive.
-    order = topological_order(root, leaves=False)
+    order = topological_order(roots, leaves=False)
     if MODIFIED[0] > order[0].id:  # something changed in place since this graph began
         check_unmodified(order)
     for node in order:
@@ -89,37 +111,50 @@ def backward(root, gradient=None, retain_graph: bool = False, *, engine: str | N
         if node.saved is None:
             raise _released_error(node)
         node.grad = None  # a non-leaf's .grad holds this pass's sum only
-    root.grad = seed
+    for root, seed in zip(roots, seeds):  # (a root given twice gets both seeds)
+        root.grad = seed if root.grad is None else root.grad + seed
+    if create_graph:
+        with higher.differentiating(higher.derivative_order(order)):
+            run_reference(roots, order, retain_graph, create_graph=True)
+        return order
     watched = HOOKS[0] and (STATE.recorders or STATE.anomaly)
     # Like PyTorch, backward produces inf/nan silently (d sqrt(x)/dx at 0 is inf);
     # detect_anomaly() is the tool that finds where they come from.
     with np.errstate(all="ignore"):
         if engine == "reference" or (engine is None and watched):
-            run_reference(root, seed, order, retain_graph)
-        elif isinstance(seed, np.ndarray):
+            run_reference(roots, order, retain_graph)
+        elif isinstance(seeds[0], np.ndarray):
             fast.run_tensor(order, retain_graph)
         else:
             fast.run_scalar(order, retain_graph)
+    return order
 
 
-def run_reference(root, seed, order, retain_graph) -> None:
-    """Steps 3 and 4: the chain rule over ``order`` (parents first), announced."""
+def run_reference(roots, order, retain_graph, create_graph: bool = False) -> None:
+    """Steps 3 and 4: the chain rule over ``order`` (parents first), announced.
+
+    With ``create_graph`` the gradients are nodes, and so is what each rule
+    returns (``higher.py``); the loop is the same.
+    """
     recorders = STATE.recorders
     anomaly = STATE.anomaly
     for rec in recorders:
-        rec.seeded(root, seed)
+        for root in roots:
+            rec.seeded(root, root.grad)
     for node in reversed(order):
         g = node.grad  # dL/dnode, complete: every node that uses this one came first
         if g is not None:  # None: no differentiable path from the root reaches it
             for rec in recorders:
                 rec.visit(node, g)
-            locals_ = local_gradients(node, g)
+            locals_ = local_gradients(node, g, create_graph)
             for slot, (parent, local) in enumerate(zip(node.parents, locals_)):
                 if local is None:  # the parent needs no gradient, or the op gives none
                     continue
                 if anomaly and _not_finite(local):  # detect_anomaly(): name the op
                     raise anomaly_error(node, parent, slot, local)
                 before = parent.grad
+                if create_graph:
+                    higher.making(node.id, slot)  # (the sum is built by this edge too)
                 accumulate(parent, local)  # parent.grad += g · ∂node/∂parent
                 for rec in recorders:
                     rec.contribute(node, parent, slot, local, before, parent.grad)
@@ -127,17 +162,35 @@ def run_reference(root, seed, order, retain_graph) -> None:
             node.saved = None
 
 
-def local_gradients(node, g) -> list:
+def local_gradients(node, g, create_graph: bool = False) -> list:
     """``g · ∂node/∂parent`` for each parent, in order: what the op's rules return.
 
     ``None`` for a parent that needs no gradient (its rule is not even called).
     An op gives its rules either one per input (``grads``) or as one ``vjp``
     returning a gradient per input (a custom Function, ``cat``); both come out
-    here the same way.
+    here the same way.  With ``create_graph`` the rules get the saved values
+    as nodes and their results are nodes (``higher.py``).
     """
     op = node.op
-    saved = node.saved
     attrs = node.attrs or {}
+    if create_graph:
+        saved = higher.saved_as_nodes(node)
+        if op.grads:
+            out = []
+            for slot, (parent, rule) in enumerate(zip(node.parents, op.grads)):
+                if not parent.requires_grad:
+                    out.append(None)
+                    continue
+                higher.making(node.id, slot)
+                local = rule(g, *saved, **attrs)
+                out.append(None if local is None else higher.as_node(parent, local))
+            return out
+        higher.making(node.id, None)
+        grads = op.vjp(g, *saved, **attrs)
+        return [None if grad is None or not parent.requires_grad
+                else higher.as_node(parent, grad)
+                for parent, grad in zip(node.parents, vjp_results(node, grads))]
+    saved = node.saved
     if op.grads:
         return [rule(g, *saved, **attrs) if parent.requires_grad else None
                 for parent, rule in zip(node.parents, op.grads)]
@@ -146,8 +199,16 @@ def local_gradients(node, g) -> list:
             for parent, grad in zip(node.parents, vjp_results(node, grads))]
 
 
-def _seed(root, gradient):
-    """The starting gradient dL/dL, checked against the root's kind and shape."""
+def seed_gradient(root, gradient, create_graph: bool = False):
+    """The starting gradient dL/dL, checked against the root's kind and shape.
+
+    With ``create_graph`` it is a node: a constant, or the ``gradient`` node given
+    (which may itself require grad: a vector-Jacobian product of a gradient)."""
+    if create_graph:
+        if isinstance(gradient, root.engine_class) and gradient.requires_grad:
+            seed_gradient(root, gradient.data)  # (the same checks, on its value)
+            return gradient
+        return root.engine_class.constant(seed_gradient(root, gradient))
     data = root.data
     if isinstance(data, np.ndarray):
         if gradient is None:

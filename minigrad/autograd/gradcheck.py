@@ -16,7 +16,7 @@ import numpy as np
 from .grad_mode import no_grad
 from .node import Node
 
-__all__ = ["gradcheck", "GradcheckError"]
+__all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
 
 class GradcheckError(AssertionError):
@@ -85,39 +85,113 @@ def gradcheck(fn, *inputs, eps=1e-6, atol=1e-5, rtol=1e-3, seed=0, upstream=None
     for i in checked:
         x = leaves[i]
         analytic = np.zeros(np.shape(x.data)) if x.grad is None else _as_array(x.grad)
-        numeric = np.zeros_like(analytic)
-        is_array = isinstance(x.data, np.ndarray)
-        for idx in np.ndindex(*np.shape(x.data)):
-            original = x.data[idx] if is_array else x.data
-            vals = []
-            for step in (eps, -eps):
-                if is_array:
-                    x.data[idx] = original + step
-                else:
-                    x.data = original + step
-                vals.append(objective())
+        weighted = (
+            "the gradient of sum(upstream * f)." if upstream is not None else
+            f"∂f/∂x weighted by a random upstream gradient u (seed={seed}), which "
+            f"catches a rule that ignores grad_out; upstream=1.0 shows them unweighted."
+        )
+        _compare("gradcheck", i, x, analytic, _numerical(objective, x, eps), atol, rtol,
+                 weighted)
+    return True
+
+
+def _numerical(objective, x, eps) -> np.ndarray:
+    """Central differences of ``objective()`` with respect to each element of leaf ``x``."""
+    numeric = np.zeros(np.shape(x.data))
+    is_array = isinstance(x.data, np.ndarray)
+    for idx in np.ndindex(*np.shape(x.data)):
+        original = x.data[idx] if is_array else x.data
+        vals = []
+        for step in (eps, -eps):
             if is_array:
-                x.data[idx] = original
+                x.data[idx] = original + step
             else:
-                x.data = original
-            numeric[idx] = (vals[0] - vals[1]) / (2 * eps)
-        err = np.abs(analytic - numeric) - (atol + rtol * np.abs(numeric))
-        bad = ~(err <= 0)  # also catches NaN
-        if bad.any():
-            gap = np.where(bad, np.abs(analytic - numeric), -1.0)
-            worst = np.unravel_index(int(np.nanargmax(gap)), err.shape) if err.ndim else ()
-            name = getattr(x, "label", None)
-            who = f"input {i}" + (f" ('{name}')" if name else "")
-            at = f" at index {tuple(int(k) for k in worst)}" if worst else ""
-            weighted = (
-                "the gradient of sum(upstream * f)." if upstream is not None else
-                f"∂f/∂x weighted by a random upstream gradient u (seed={seed}), which "
-                f"catches a rule that ignores grad_out; upstream=1.0 shows them unweighted."
-            )
-            raise GradcheckError(
-                f"gradcheck failed for {who}{at}: analytic {float(analytic[worst]):.6g} vs "
-                f"numerical {float(numeric[worst]):.6g} (atol={atol}, rtol={rtol}); "
-                f"{int(bad.sum())} of {bad.size} elements disagree. Both numbers are "
-                f"{weighted}"
-            )
+                x.data = original + step
+            vals.append(objective())
+        if is_array:
+            x.data[idx] = original
+        else:
+            x.data = original
+        numeric[idx] = (vals[0] - vals[1]) / (2 * eps)
+    return numeric
+
+
+def _compare(what, i, x, analytic, numeric, atol, rtol, weighted) -> None:
+    """Raise ``GradcheckError`` naming the input and its worst element if they disagree."""
+    err = np.abs(analytic - numeric) - (atol + rtol * np.abs(numeric))
+    bad = ~(err <= 0)  # also catches NaN
+    if bad.any():
+        gap = np.where(bad, np.abs(analytic - numeric), -1.0)
+        worst = np.unravel_index(int(np.nanargmax(gap)), err.shape) if err.ndim else ()
+        name = getattr(x, "label", None)
+        who = (f"input {i}" if isinstance(i, int) else "the upstream gradient") + (
+            f" ('{name}')" if name else "")
+        at = f" at index {tuple(int(k) for k in worst)}" if worst else ""
+        raise GradcheckError(
+            f"{what} failed for {who}{at}: analytic {float(analytic[worst]):.6g} vs "
+            f"numerical {float(numeric[worst]):.6g} (atol={atol}, rtol={rtol}); "
+            f"{int(bad.sum())} of {bad.size} elements disagree. Both numbers are "
+            f"{weighted}"
+        )
+
+
+def gradgradcheck(fn, *inputs, eps=1e-6, atol=1e-5, rtol=1e-3, seed=0) -> bool:
+    """Check ``fn``'s second derivatives against central differences of its gradient.
+
+    The first derivative is computed the way a user would, ``grad(fn(x), x,
+    grad_outputs=u, create_graph=True)``, for a random upstream ``u``; then the
+    gradient of ``Σᵢ <vᵢ, ∂<u, f>/∂xᵢ>`` (a random second-order upstream ``vᵢ`` per
+    input) goes back through that graph, and is compared with central
+    differences of the same number computed by ordinary first-order backward
+    passes.  That is ``vᵀ H u``-style information: a rule whose own gradient is
+    wrong, or that cuts the graph (a raw number where a node should be), fails.
+    Inputs as in ``gradcheck``; True or ``GradcheckError`` naming the input.
+    """
+    from .gradients import grad
+
+    if len(inputs) == 1 and isinstance(inputs[0], (tuple, list)):
+        inputs = tuple(inputs[0])
+    rng = np.random.default_rng(seed)
+    leaves = [_float64_copy(x) if isinstance(x, Node) else x for x in inputs]
+    checked = [i for i, x in enumerate(leaves) if isinstance(x, Node) and x.requires_grad]
+    if not checked:
+        raise ValueError("gradgradcheck: no input requires grad, so there is nothing to check")
+    out = fn(*leaves)
+    if not isinstance(out, Node) or not out.requires_grad:
+        raise GradcheckError("gradgradcheck: fn must return a Value or Tensor that depends on "
+                             "an input that requires grad")
+    # The upstream gradient u is a leaf too, so that the rules see a g that requires
+    # grad (as they do deep inside any second backward pass): a rule that drops g
+    # out of the graph fails here even when it is linear in its input.
+    u = rng.standard_normal(np.shape(out.data))
+    u = out.engine_class(u if isinstance(out.data, np.ndarray) else float(u),
+                         requires_grad=True)
+    u.label = "grad_output"
+    xs = [leaves[i] for i in checked] + [u]
+    vs = [rng.standard_normal(np.shape(x.data)) for x in xs]
+    vs = [v if isinstance(x.data, np.ndarray) else float(v) for v, x in zip(vs, xs)]
+
+    def first_order(create_graph):
+        grads = grad(fn(*leaves), xs[:-1], grad_outputs=[u], create_graph=create_graph,
+                     allow_unused=True)
+        total = 0.0
+        for v, g in zip(vs, grads):
+            if g is not None:
+                term = v * g
+                total = total + (term.sum() if hasattr(term, "sum") else term)
+        return total
+
+    total = first_order(True)
+    if isinstance(total, Node) and total.requires_grad:
+        second = grad(total, xs, allow_unused=True)
+    else:  # the gradient does not depend on the inputs (fn is linear in them)
+        second = [None] * len(xs)
+
+    def objective() -> float:
+        return float(np.sum(_as_array(first_order(False))))
+
+    for i, x, analytic in zip(checked + ["grad_output"], xs, second):
+        analytic = np.zeros(np.shape(x.data)) if analytic is None else _as_array(analytic)
+        _compare("gradgradcheck", i, x, analytic, _numerical(objective, x, eps), atol, rtol,
+                 f"second derivatives: d/dx of Σ v·(d<u, f>/dx) for random u, v (seed={seed})")
     return True

@@ -13,7 +13,10 @@ A ``Node`` is one value in a computation together with how it was made:
 ``id``                a stable integer from a counter (never ``id()``): renderers
                       and tests can name nodes the same way run after run
 ``label``             an optional name shown by the renderers (``name`` is the same)
-``trace``             where the node was created, kept only under anomaly mode
+``origin``            ``None`` for an ordinary node; an ``Origin`` for a node made
+                      by a ``create_graph`` backward pass (its derivative order and
+                      the edge whose rule made it) or under anomaly mode (where it
+                      was created).  ``node.order`` and ``node.trace`` read it.
 ``grads_fit_inputs``  True when each of the op's gradient rules already returns
                       its input's shape and dtype (an elementwise op that
                       broadcast and promoted nothing), so the fast engine adds
@@ -35,7 +38,29 @@ from . import engine
 from .ids import next_id
 from .state import GRAD_OFF, HOOKS, STATE
 
-__all__ = ["Node", "init_node", "announce"]
+__all__ = ["Node", "Origin", "init_node", "announce"]
+
+
+class Origin:
+    """Where a node came from, kept only when someone asked.
+
+    ``order``: 0 for the forward computation, *k* for a node built by the
+    *k*-th nested ``create_graph`` backward pass (1: the graph of a first
+    derivative, 2: of a second ...).  ``made_by``: ``(node id, input slot)`` of
+    the edge whose gradient rule built it (slot ``None`` for an op with one
+    ``vjp``), or ``None`` when it was made outside a rule (the engine's sums).
+    ``trace``: the stack where it was made, under anomaly mode.
+    """
+
+    __slots__ = ("order", "made_by", "trace")
+
+    def __init__(self, order: int = 0, made_by: tuple | None = None, trace=None):
+        self.order = order
+        self.made_by = made_by
+        self.trace = trace
+
+    def __repr__(self) -> str:
+        return f"Origin(order={self.order}, made_by={self.made_by})"
 
 
 
@@ -50,7 +75,7 @@ class Node:
         "attrs",
         "id",
         "label",
-        "trace",
+        "origin",
         "grads_fit_inputs",
         "__weakref__",
     )
@@ -65,10 +90,35 @@ class Node:
         if Node in cls.__bases__:
             cls.engine_class = cls
 
+    @staticmethod
+    def apply(op, *inputs, **attrs):
+        """Run a registry op on nodes of this engine and record it (``apply_op``); each
+        engine class sets its own (``Tensor.apply``, ``Value.apply``)."""
+        raise NotImplementedError
+
+    @classmethod
+    def constant(cls, data):
+        """A constant of this engine (no history, needs no gradient) holding ``data``: how
+        the engine turns a raw number or array into a node in a ``create_graph`` pass."""
+        return init_node(object.__new__(cls.engine_class), data)
+
     @property
     def is_leaf(self) -> bool:
         """A leaf was made by the user (or is a constant), not by an op."""
         return self.op is None
+
+    @property
+    def order(self) -> int:
+        """The derivative order of the pass that built this node: 0 for the forward
+        computation, 1 for a node of a first derivative's graph (``create_graph``) ..."""
+        origin = self.origin
+        return 0 if origin is None else origin.order
+
+    @property
+    def trace(self):
+        """Where this node was created (a list of frames), kept only under anomaly mode."""
+        origin = self.origin
+        return None if origin is None else origin.trace
 
     @property
     def name(self) -> str | None:
@@ -79,15 +129,19 @@ class Node:
     def name(self, value: str | None) -> None:
         self.label = value
 
-    def backward(self, gradient=None, retain_graph: bool = False) -> None:
+    def backward(self, gradient=None, retain_graph: bool | None = None,
+                 create_graph: bool = False) -> None:
         """Backpropagate from this node: fill ``.grad`` of every node it depends on.
 
         ``gradient`` is d(something)/d(self); it defaults to 1 for a scalar.
         Leaves accumulate (``+=``) across calls, like PyTorch; call
         ``zero_grad()`` between steps.  Saved values are released afterwards
-        unless ``retain_graph=True``.
+        unless ``retain_graph=True``.  With ``create_graph=True`` every gradient
+        is a node with its own graph, to differentiate again (``retain_graph``
+        then defaults to True); ``minigrad.autograd.grad`` is usually the better
+        tool for that, since it leaves ``.grad`` alone.
         """
-        engine.backward(self, gradient, retain_graph=retain_graph)
+        engine.backward(self, gradient, retain_graph, create_graph=create_graph)
 
     def zero_grad(self) -> None:
         """Forget this node's gradient (sets ``.grad`` to ``None``)."""
@@ -124,7 +178,7 @@ def init_node(node, data, op=None, parents=(), saved=(), attrs=None, grads_fit_i
     node.attrs = attrs
     node.id = next_id()
     node.label = label
-    node.trace = None
+    node.origin = None
     node.grads_fit_inputs = grads_fit_inputs
     if HOOKS[0]:
         announce(node)
@@ -132,10 +186,17 @@ def init_node(node, data, op=None, parents=(), saved=(), attrs=None, grads_fit_i
 
 
 def announce(node) -> None:
-    """Tell this thread's recorders a node exists; keep its creation trace in anomaly mode."""
-    if STATE.anomaly:
-        from .anomaly import creation_trace
+    """Tell this thread's recorders a node exists.  Under anomaly mode keep its creation
+    trace; inside a ``create_graph`` backward pass, its derivative order and the edge
+    whose rule made it."""
+    anomaly = STATE.anomaly
+    if anomaly or STATE.order:
+        trace = None
+        if anomaly:
+            from .anomaly import creation_trace
 
-        node.trace = creation_trace()
+            trace = creation_trace()
+        node.origin = Origin(STATE.order, STATE.making, trace)
     for recorder in STATE.recorders:
         recorder.created(node)
+

@@ -33,6 +33,12 @@ registers it):
   numpy ufunc, keeping ``"nothing"``, its ``"inputs"`` or its ``"output"``),
   ``float_only`` (integer inputs are cast to float32 first) and ``promote``
   (mixed dtypes are promoted as PyTorch does, for all inputs or a slice).
+* Facts for derivatives of derivatives (``create_graph=True``, see
+  ``autograd/higher.py``): ``constant_saves`` says that what the forward saves,
+  beyond its inputs and output, is piecewise constant in the inputs (a mask, the
+  weights of tied maxima, a dropout mask), so the gradient's graph may use it
+  as a constant; ``twice_differentiable=False`` marks an op whose rules cannot
+  run on graph nodes yet: a ``create_graph`` pass through it is a clear error.
 
 Adding an op is one ``define_op`` call: the engines, the renderers, the
 stepper and the gradient tests find it here with no further code.
@@ -97,6 +103,8 @@ class Op:
     saves: str | None = None
     float_only: bool = False
     promote: bool | slice = False
+    constant_saves: bool = False
+    twice_differentiable: bool = True
     function: type | None = field(default=None, repr=False)
 
     def __post_init__(self):
@@ -147,6 +155,21 @@ class Op:
     def formula(self) -> str:
         """All the formulas on one line, as the lessons print them."""
         return ",  ".join(self.formulas)
+
+    def __call__(self, *inputs, **attrs):
+        """The op as a function: on numbers or arrays it computes (its forward's output);
+        given a graph node it records, through the node's engine (``apply_op``).
+
+        This is how one op's rule uses another op and stays twice differentiable:
+        ``getitem``'s rule is ``SCATTER_ADD(g, ...)``, which on the raw arrays of a
+        first-order pass just computes, and in a ``create_graph`` pass, where ``g``
+        is a Tensor, is a recorded node whose own rule is ``getitem`` again.
+        """
+        for x in inputs:
+            cls = getattr(x, "engine_class", None)
+            if cls is not None:
+                return cls.apply(self, *inputs, **attrs)
+        return self.forward(*inputs, **attrs)[0]
 
     def display(self, attrs: dict | None = None) -> str:
         """Short text for a graph node: the symbol, refined by attrs when the op says how."""

@@ -20,6 +20,10 @@ class _State(threading.local):
     grad_enabled = True
     recorders: tuple = ()
     anomaly = False
+    #: inside a ``create_graph`` backward pass: the derivative order its new nodes get
+    #: (0 outside), and the (node id, slot) of the edge whose rule is running
+    order = 0
+    making: tuple | None = None
 
 
 STATE = _State()
@@ -61,4 +65,15 @@ def set_anomaly(flag: bool) -> bool:
         prev = STATE.anomaly
         HOOKS[0] += int(flag) - int(prev)
         STATE.anomaly = flag
+    return prev
+
+
+def set_order(order: int, making) -> tuple:
+    """Enter (``order`` > 0) or leave (0) a ``create_graph`` backward pass; returns the
+    previous ``(order, making)``.  While inside, every new node is announced, so that
+    it can be tagged: the pass counts in ``HOOKS``."""
+    with _lock:
+        prev = (STATE.order, STATE.making)
+        HOOKS[0] += int(order > 0) - int(prev[0] > 0)
+        STATE.order, STATE.making = order, making
     return prev

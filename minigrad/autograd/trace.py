@@ -133,10 +133,11 @@ class Tape:
                          and e.node.saved is None}
 
     # --- using a tape ------------------------------------------------------------
-    def backward(self, root, gradient=None, retain_graph: bool = False) -> None:
+    def backward(self, root, gradient=None, retain_graph: bool | None = None,
+                 create_graph: bool = False) -> None:
         """Run ``root.backward(...)`` with this tape listening (also after ``with`` ended)."""
         with _listening(self):
-            root.backward(gradient, retain_graph=retain_graph)
+            root.backward(gradient, retain_graph=retain_graph, create_graph=create_graph)
 
     @property
     def nodes(self) -> list:

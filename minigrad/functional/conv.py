@@ -31,6 +31,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ..autograd.registry import define_op
+from ..tensor_ops import SCATTER_ADD
 from ._util import pair
 
 __all__ = ["CONV2D", "CONV2D_NO_BIAS", "MAX_POOL2D", "AVG_POOL2D", "conv_output_size",
@@ -160,13 +161,14 @@ _CONV_FORMULAS = ("∂/∂x = col2im(Wᵀ·g): each patch's gradient added back 
 CONV2D = define_op(
     name="conv2d", engine="tensor", symbol="conv2d", forward=_conv_forward,
     grads=(_conv_grad_x, _conv_grad_w, _conv_grad_b), formulas=_CONV_FORMULAS,
-    cases=_conv_cases(True), label=_conv_label,
+    cases=_conv_cases(True), label=_conv_label, twice_differentiable=False,
     doc="2-D cross-correlation over NCHW input by im2col + one matrix product.")
 CONV2D_NO_BIAS = define_op(
     name="conv2d_no_bias", engine="tensor", symbol="conv2d",
     forward=lambda x, w, **attrs: _conv_forward(x, w, None, **attrs),
     grads=(_conv_grad_x, _conv_grad_w), formulas=_CONV_FORMULAS[:2],
-    cases=_conv_cases(False), label=_conv_label, doc="conv2d without a bias term.")
+    cases=_conv_cases(False), label=_conv_label, twice_differentiable=False,
+    doc="conv2d without a bias term.")
 
 
 def check_conv_args(x_shape, w_shape, b_shape, stride, padding, fn="conv2d"):
@@ -248,10 +250,13 @@ def _avg_pool_forward(x, kernel=(2, 2), stride=(2, 2), padding=(0, 0), **_):
 
 
 def _avg_pool_grad(g, xp_shape, kernel=(2, 2), stride=(2, 2), padding=(0, 0), **_):
+    # Each window position k gets share = g/(kh·kw) at its strided slice of the padded
+    # input: a scatter-add per offset (an op, so that this rule also builds a graph).
     share = g * g.dtype.type(1.0 / (kernel[0] * kernel[1]))
-    gp = np.zeros(xp_shape, dtype=g.dtype)
+    gp = None
     for _i, _j, sl in _offsets(*kernel, stride, g.shape[2:]):
-        gp[sl] += share
+        part = SCATTER_ADD(share, shape=xp_shape, index=sl)
+        gp = part if gp is None else gp + part
     return _crop(gp, padding)
 
 
@@ -289,7 +294,7 @@ MAX_POOL2D = define_op(
     name="max_pool2d", engine="tensor", symbol="maxpool", forward=_max_pool_forward,
     grads=(_max_pool_grad,),
     formulas=("∂/∂x = 1 for the (first) maximum of each window, 0 elsewhere",),
-    cases=_pool_cases(_distinct), label=_pool_label("maxpool"),
+    cases=_pool_cases(_distinct), label=_pool_label("maxpool"), twice_differentiable=False,
     doc="Max over each kh×kw window: running np.maximum over kh·kw strided slices.")
 AVG_POOL2D = define_op(
     name="avg_pool2d", engine="tensor", symbol="avgpool", forward=_avg_pool_forward,

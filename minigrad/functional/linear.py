@@ -88,6 +88,7 @@ def _dropout_forward(x, p=0.5, seed=0, **_):
 
 DROPOUT = define_op(
     name="dropout", engine="tensor", symbol="dropout", forward=_dropout_forward,
+    constant_saves=True,
     grads=(lambda g, mask, **_: g * mask,),
     formulas=("∂/∂x = m/(1−p) (m: the node's keep mask, each unit kept with probability 1−p)",),
     cases=lambda rng: [((rng.normal(0, 1, s),), {"p": p, "seed": k})

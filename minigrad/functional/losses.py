@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.registry import define_op, no_gradient
+from ..tensor_ops import SCATTER_ADD, nd
 
 __all__ = ["CROSS_ENTROPY", "NLL_LOSS", "MSE_LOSS", "BCE", "BCE_WITH_LOGITS",
            "check_class_targets"]
@@ -31,21 +32,25 @@ def _scale(reduction, n):
 
 
 def _reduce(losses, reduction, dtype):
-    if reduction == "none":
-        return losses.astype(dtype, copy=False)
-    total = losses.sum()
-    if reduction == "mean" and losses.size:
-        total = total / losses.size  # (ndarray.mean() is a slow Python wrapper)
-    return np.asarray(total, dtype=dtype)
+    # (written for arrays and for Tensors alike: a create_graph pass reruns the
+    # forward on Tensors to rebuild what it saved, see autograd/higher.py)
+    if reduction != "none":
+        total = losses.sum()
+        if reduction == "mean" and losses.size:
+            total = total / losses.size  # (ndarray.mean() is a slow Python wrapper)
+        losses = nd(total)
+    return losses if losses.dtype == dtype else losses.astype(dtype)
 
 
 def _upstream(g, reduction, like):
     """The upstream gradient, in the dtype of ``like`` (0-d unless reduction='none')."""
-    return g.astype(like.dtype, copy=False)
+    return g if g.dtype == like.dtype else g.astype(like.dtype)
 
 
 # --- cross-entropy on logits -------------------------------------------------------------
 def _cross_entropy_forward(logits, targets, reduction="mean", **_):
+    # (no in-place steps: a create_graph pass reruns this on Tensors to rebuild the
+    # softmax it saves, see autograd/higher.py)
     shifted = logits - logits.max(axis=1, keepdims=True)  # largest entry is 0: exp cannot overflow
     e = np.exp(shifted)
     total = e.sum(axis=1, keepdims=True)
@@ -56,20 +61,23 @@ def _cross_entropy_forward(logits, targets, reduction="mean", **_):
     else:
         loss = np.log(total).sum() - picked.sum()
         if reduction == "mean" and len(targets):
-            loss /= len(targets)
-    e /= total  # the softmax, kept for backward
-    return np.asarray(loss, dtype=logits.dtype), (e, targets)
+            loss = loss / len(targets)
+    loss = nd(loss)
+    return (loss if loss.dtype == logits.dtype else loss.astype(logits.dtype)), (e / total,
+                                                                               targets)
 
 
 def _cross_entropy_grad(g, probs, targets, reduction="mean", **_):
+    # (softmax − onehot)·scale: the onehot part is scattered in (an op: see nll_loss)
     n = len(targets)
     if reduction == "none":
-        scale = g[:, None].astype(probs.dtype, copy=False)
+        scale = g.reshape(n, 1)
+        picked = g
     else:
-        scale = probs.dtype.type(g * _scale(reduction, n))
-    grad = probs * scale
-    grad[np.arange(n), targets] -= scale[:, 0] if reduction == "none" else scale
-    return grad
+        scale = g * _scale(reduction, n)
+        picked = np.broadcast_to(scale, (n,))
+    return probs * scale - SCATTER_ADD(picked.astype(probs.dtype), shape=probs.shape,
+                                       index=(np.arange(n), targets))
 
 
 def _class_cases(rng, reduction="mean", scale=1.0):
@@ -108,13 +116,11 @@ def _nll_forward(logp, targets, reduction="mean", **_):
 
 
 def _nll_grad(g, shape, dtype, targets, reduction="mean", **_):
+    # −g (scaled) at each row's target, 0 elsewhere: a scatter, which is an op of its
+    # own (SCATTER_ADD), so that this rule also builds a graph under create_graph
     n = len(targets)
-    grad = np.zeros(shape, dtype=dtype)
-    if reduction == "none":
-        grad[np.arange(n), targets] = -g
-    else:
-        grad[np.arange(n), targets] = -g * _scale(reduction, n)
-    return grad
+    picked = -g if reduction == "none" else np.broadcast_to(-g * _scale(reduction, n), (n,))
+    return SCATTER_ADD(picked.astype(dtype), shape=shape, index=(np.arange(n), targets))
 
 
 NLL_LOSS = define_op(
@@ -207,11 +213,11 @@ def _bce_logits_forward(x, y, reduction="mean", **_):
 
 
 def _bce_logits_grad_x(g, x, y, sig, reduction="mean", **_):
-    return np.asarray((sig - y) * _upstream(g, reduction, x) * _scale(reduction, x.size))
+    return nd((sig - y) * _upstream(g, reduction, x) * _scale(reduction, x.size))
 
 
 def _bce_logits_grad_y(g, x, y, sig, reduction="mean", **_):
-    return np.asarray(-x * _upstream(g, reduction, x) * _scale(reduction, x.size))
+    return nd(-x * _upstream(g, reduction, x) * _scale(reduction, x.size))
 
 
 BCE_WITH_LOGITS = define_op(

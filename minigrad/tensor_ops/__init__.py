@@ -29,7 +29,7 @@ from .elementwise import (
     WHERE,
     erf,
 )
-from .indexing import GETITEM, format_index
+from .indexing import GETITEM, SCATTER_ADD, format_index
 from .linalg import MATMUL
 from .reductions import (
     LOG_SOFTMAX,
@@ -49,7 +49,7 @@ from .shape import CAST, CAT, EXPAND, FLATTEN, PAD, RESHAPE, SQUEEZE, STACK, TRA
 __all__ = [
     "ABS", "ADD", "CAST", "CAT", "CLIP", "DIV", "EXP", "EXPAND", "FLATTEN", "GELU", "GETITEM",
     "LEAKY_RELU", "LOG", "LOGSUMEXP", "LOG_SOFTMAX", "MATMUL", "MAX", "MAXIMUM", "MEAN", "MIN",
-    "MINIMUM", "MUL", "NEG", "PAD", "POW", "RELU", "RESHAPE", "SIGMOID", "SOFTMAX",
+    "MINIMUM", "MUL", "NEG", "PAD", "POW", "RELU", "RESHAPE", "SCATTER_ADD", "SIGMOID", "SOFTMAX",
     "SQRT", "SQUEEZE", "STACK", "SUB", "SUM", "TANH", "TRANSPOSE", "UNSQUEEZE", "VAR", "WHERE",
     "erf", "format_index", "keep", "nd", "norm_axes", "reduced_shape",
 ]

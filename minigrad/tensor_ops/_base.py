@@ -35,10 +35,17 @@ BROADCAST_PAIRS = (
 )
 
 
-#: Make sure a result is an ndarray: numpy returns scalars for 0-d inputs.  (It is
-#: ``np.asarray`` itself, which returns an ndarray unchanged: a C call is cheaper
-#: than a Python function wrapping the same check.)
-nd = np.asarray
+_ndarray = np.ndarray
+_asarray = np.asarray
+
+
+def nd(x):
+    """``x`` as an ndarray: numpy returns scalars for 0-d inputs.  A graph node (a rule
+    running in a ``create_graph`` pass, on Tensors) is returned as it is, since
+    ``np.asarray`` would cut it out of the graph."""
+    if x.__class__ is _ndarray:
+        return x
+    return x if hasattr(x, "engine_class") else _asarray(x)
 
 
 def masked(g, mask):

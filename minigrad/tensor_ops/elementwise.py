@@ -91,7 +91,7 @@ def _pow_grad_exponent(g, x, p, out):
     # numerically 0·(−inf)).  Where x < 0, ln x is undefined and so is the gradient: NaN,
     # as in PyTorch (x^p is only real there for integer p, so it has no slope in p).
     with np.errstate(divide="ignore", invalid="ignore"):
-        return nd(g * np.where((x == 0) & (p >= 0), 0, out * np.log(x)))
+        return nd(g * np.where(np.logical_and(x == 0, p >= 0), 0, out * np.log(x)))
 
 
 POW = define_op(
@@ -130,11 +130,13 @@ def _minimum_forward(a, b):
 MAXIMUM = define_op(
     **notation("maximum"), engine="tensor", forward=_maximum_forward,
     grads=(lambda g, wa, wb: masked(g, wa), lambda g, wa, wb: masked(g, wb)),
-    cases=_binary_cases(uniform, uniform), elementwise=True, promote=True)
+    cases=_binary_cases(uniform, uniform), elementwise=True, promote=True,
+    constant_saves=True)
 MINIMUM = define_op(
     **notation("minimum"), engine="tensor", forward=_minimum_forward,
     grads=(lambda g, wa, wb: masked(g, wa), lambda g, wa, wb: masked(g, wb)),
-    cases=_binary_cases(uniform, uniform), elementwise=True, promote=True)
+    cases=_binary_cases(uniform, uniform), elementwise=True, promote=True,
+    constant_saves=True)
 
 
 def _where_forward(cond, a, b):
@@ -340,4 +342,4 @@ GELU = define_op(
     cases=lambda rng: (_unary_cases(uniform)(rng)
                        + [((uniform(rng, (3, 4)),), {"approximate": "tanh"})]),
     label=lambda attrs: "GELU(tanh)" if attrs.get("approximate") == "tanh" else "GELU",
-    elementwise=True, float_only=True)
+    elementwise=True, float_only=True, twice_differentiable=False)

@@ -19,13 +19,17 @@ def is_advanced(index) -> bool:
     return any(isinstance(i, (np.ndarray, list)) for i in index)
 
 
-def _getitem_grad(g, in_shape, index=()):
-    grad = np.zeros(in_shape, dtype=g.dtype)
+def _scatter_add_forward(g, shape=(), index=()):
+    out = np.zeros(shape, dtype=g.dtype)
     if is_advanced(index) and not _is_mask(index):
-        np.add.at(grad, index, g)
+        np.add.at(out, index, g)
     else:
-        grad[index] = g
-    return grad
+        out[index] = g
+    return out, ()
+
+
+def _getitem_grad(g, in_shape, index=()):
+    return SCATTER_ADD(g, shape=in_shape, index=index)
 
 
 def _is_mask(index) -> bool:
@@ -71,6 +75,23 @@ def _getitem_cases(rng):
     ]
 
 
+def _scatter_cases(rng):
+    cases = []
+    for (x,), attrs in _getitem_cases(rng):
+        picked = x[attrs["index"]]
+        cases.append(((uniform(rng, np.shape(picked)),), {"shape": x.shape, **attrs}))
+    return cases
+
+
+# x[index]'s backward, and an op of its own so that it is differentiable too: its
+# gradient is the upstream gradient picked at the same positions, x[index] again.
+SCATTER_ADD = define_op(
+    name="scatter_add", engine="tensor", symbol="[]+=",
+    forward=_scatter_add_forward, grads=(lambda g, shape=(), index=(): g[index],),
+    formulas=("∂/∂v = the gradient picked at the same positions, g[index]",),
+    cases=_scatter_cases, label=lambda a: "+=" + format_index(a.get("index", ())),
+    doc="zeros(shape) with v added at index (repeated positions add up): the backward "
+        "of x[index].")
 GETITEM = define_op(
     name="getitem", engine="tensor", symbol="[]",
     forward=lambda x, index=(): (x[index], (x.shape,)), grads=(_getitem_grad,),

@@ -122,12 +122,14 @@ MAX = define_op(
     name="max", engine="tensor", symbol="max", forward=_extreme_forward(np.max),
     grads=(_extreme_grad,),
     formulas=("∂/∂xᵢ = 1 where xᵢ is the maximum (1/k each for a k-way tie), else 0",),
-    cases=_reduction_cases(distinct), label=lambda a: "max" + fmt_axis(a))
+    cases=_reduction_cases(distinct), label=lambda a: "max" + fmt_axis(a),
+    constant_saves=True)
 MIN = define_op(
     name="min", engine="tensor", symbol="min", forward=_extreme_forward(np.min),
     grads=(_extreme_grad,),
     formulas=("∂/∂xᵢ = 1 where xᵢ is the minimum (1/k each for a k-way tie), else 0",),
-    cases=_reduction_cases(distinct), label=lambda a: "min" + fmt_axis(a))
+    cases=_reduction_cases(distinct), label=lambda a: "min" + fmt_axis(a),
+    constant_saves=True)
 
 
 def _var_forward(x, axis=None, keepdims=False, ddof=0):

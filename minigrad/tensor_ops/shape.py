@@ -67,7 +67,7 @@ def _transpose_grad(g, axes=None, **_):
         return g.transpose()
     # A node records the axes as given (-1 ...); g has x's rank, so ``% g.ndim``
     # normalises them as the forward did before argsort inverts the permutation.
-    return g.transpose(np.argsort([a % g.ndim for a in axes]))
+    return g.transpose(*(int(a) for a in np.argsort([a % g.ndim for a in axes])))
 
 
 TRANSPOSE = define_op(
@@ -149,7 +149,8 @@ def _stack_forward(*xs, axis=0):
 
 def _stack_vjp(g, axis=0, **_):
     """The k-th input's gradient is the k-th slice of ``g`` along the new axis."""
-    return tuple(nd(np.take(g, k, axis=axis)) for k in range(g.shape[axis]))
+    before = (slice(None),) * (axis % g.ndim)
+    return tuple(nd(g[before + (k,)]) for k in range(g.shape[axis]))
 
 
 STACK = define_op(
@@ -183,7 +184,7 @@ PAD = define_op(
 CAST = define_op(
     name="cast", engine="tensor", symbol="cast",
     forward=lambda x, dtype: (x.astype(dtype), (x.dtype,)),
-    grads=(lambda g, in_dtype, dtype: g.astype(in_dtype, copy=False),),
+    grads=(lambda g, in_dtype, dtype: g.astype(in_dtype),),
     formulas=("∂/∂x = 1 (the gradient is cast back to x's dtype)",),
     cases=lambda rng: [((uniform(rng, (2, 3)),), {"dtype": np.dtype(np.float64)})],
     label=lambda a: f"→{a['dtype']}")

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import minigrad
+import minigrad as mg
 from minigrad import Function, Tensor, gradcheck
 from minigrad.autograd import registered_ops
 from tests._graphs import Cube
@@ -158,3 +159,60 @@ def test_trace_sees_custom_nodes():
     tape.backward(y)
     ops = [e.node.op.name for e in tape if e.kind == "contribute"]
     assert ops == ["sum", "Cube"]
+
+
+# --- derivatives of derivatives through a Function ------------------------------------------
+class _Cube(mg.Function):
+    """∂(x³)/∂x = 3x²"""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x.data ** 3
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * 3 * x * x
+
+
+class _RawCube(_Cube):
+    @staticmethod
+    @mg.once_differentiable
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return np.asarray(g.data) * 3 * x.data ** 2
+
+
+def test_a_function_whose_backward_uses_tensor_ops_is_twice_differentiable():
+    x = mg.Tensor(np.array([0.5, -1.2]), requires_grad=True)
+    assert mg.autograd.gradgradcheck(_Cube.apply, x)
+    assert mg.autograd.gradgradcheck(_Cube.apply, mg.Value(0.3))
+    (g,) = mg.autograd.grad(_Cube.apply(x).sum(), [x], create_graph=True)
+    (h,) = mg.autograd.grad(g.sum(), [x])
+    np.testing.assert_allclose(h, 6 * x.data)
+
+
+def test_once_differentiable_names_the_function_in_a_create_graph_pass():
+    x = mg.Tensor(np.array([0.5, -1.2]), requires_grad=True)
+    (g,) = mg.autograd.grad(_RawCube.apply(x).sum(), [x])  # once is fine
+    np.testing.assert_allclose(g, 3 * x.data ** 2)
+    with pytest.raises(mg.autograd.NotTwiceDifferentiableError, match="_RawCube.*once_diff"):
+        mg.autograd.grad(_RawCube.apply(x).sum(), [x], create_graph=True)
+
+
+def test_a_function_that_saved_an_intermediate_cannot_build_the_graph_silently():
+    class SavesSquare(mg.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x.data ** 2)
+            return x.data ** 3
+
+        @staticmethod
+        def backward(ctx, g):
+            (sq,) = ctx.saved_tensors
+            return g * 3 * sq
+
+    x = mg.Tensor(np.array([0.5]), requires_grad=True)
+    with pytest.raises(mg.autograd.NotTwiceDifferentiableError, match="SavesSquare.*save only"):
+        mg.autograd.grad(SavesSquare.apply(x).sum(), [x], create_graph=True)

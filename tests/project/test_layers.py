@@ -35,6 +35,7 @@ LAYERS = [
                   "minigrad.files"]),
     ("engines", ["minigrad.random", "minigrad.value", "minigrad.scalar_ops",
                  "minigrad.tensor", "minigrad.tensor_args", "minigrad.tensor_operators",
+                 "minigrad.tensor_numpy",
                  "minigrad.tensor_functions",
                  "minigrad.tensor_ops",
                  "minigrad.tensor_ops.*", "minigrad.function", "minigrad.memory"]),
