@@ -37,7 +37,8 @@ def zoom_css(scope: str, level, natural_px: float) -> str:
         width = f"{natural_px:.0f}px"
     else:
         width = f"calc({level} * min(100%, {natural_px:.0f}px))"
-    return f"#{scope} .mg-graph svg{{max-width:none;width:{width};height:auto}}"
+    floor = "" if level == 1 else "min-width:0;"  # (an explicit zoom overrides the readable floor)
+    return f"#{scope} .mg-graph svg{{max-width:none;{floor}width:{width};height:auto}}"
 
 
 class ZoomBar:

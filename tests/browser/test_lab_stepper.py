@@ -172,9 +172,9 @@ def test_stepper_widget_restyles_in_jupyterlab(lab, browser):
         assert "step 1 / " in page.inner_text(".mg-stepper-widget")  # opens on the first step
 
         # the controls hold one line at 1,400 px, and Play/Stop say what they are
-        tops = page.eval_on_selector_all(
-            ".mg-stepper-widget .widget-hbox > .jupyter-widgets",
-            "els => els.map(e => Math.round(e.getBoundingClientRect().top))")
+        tops = page.eval_on_selector(  # (the first row: the zoom buttons are a row of their own)
+            ".mg-stepper-widget .widget-hbox",
+            "row => [...row.children].map(e => Math.round(e.getBoundingClientRect().top))")
         assert len(tops) == 8 and max(tops) - min(tops) < 10, tops
         words = page.eval_on_selector_all(  # (CSS-generated text: not in innerText)
             ".mg-stepper-widget .mg-play .fa",

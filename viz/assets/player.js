@@ -125,9 +125,12 @@
   /* ---------------------------------------------------------------- zoom and pan
      The layout never changes: zooming only sets the SVG's CSS size, inside the
      scrolling .mg-graph box. "fit" (the default when the graph is wider than its
-     box) scales it to the box's width; "100%" is the size graphviz drew; the
-     buttons, Ctrl+wheel (or a pinch) zoom, dragging pans. Works with no network. */
-  var ZOOM_STEP = 1.25, ZOOM_MIN = 0.1, ZOOM_MAX = 4;
+     box) scales it to the box's width, but not below FIT_FLOOR of the drawn size
+     (text stays 8-9 px or more: a wider graph scrolls, and "−" zooms out further);
+     "100%" is the size graphviz drew; the buttons, Ctrl+wheel (or a pinch) zoom,
+     dragging pans. Works with no network. Once zoomed, the stylesheet's readable
+     floor (--mg-min-width) gives way to the chosen size. */
+  var ZOOM_STEP = 1.25, ZOOM_MIN = 0.1, ZOOM_MAX = 4, FIT_FLOOR = 0.6;
 
   function naturalSize(svg) {
     // graphviz writes width="1869pt": a browser shows 1 pt as 4/3 px
@@ -157,7 +160,7 @@
 
     function fitScale() {
       var room = box.clientWidth - 2;
-      return room > 0 ? Math.min(1, room / size[0]) : 1;
+      return room > 0 ? Math.min(1, Math.max(FIT_FLOOR, room / size[0])) : 1;
     }
     // zoom to s keeping the graph point under (cx, cy) (box coordinates) in place
     function zoomTo(s, cx, cy) {
@@ -166,6 +169,7 @@
       var gx = (box.scrollLeft + cx) / scale, gy = (box.scrollTop + cy) / scale;
       scale = s;
       svg.style.maxWidth = "none";
+      svg.style.minWidth = "0";
       svg.style.width = (size[0] * s) + "px";
       svg.style.height = (size[1] * s) + "px";
       box.scrollLeft = gx * s - cx;
