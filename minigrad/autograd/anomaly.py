@@ -101,6 +101,8 @@ def anomaly_error(node, parent, slot, local) -> AnomalyError:
 def _has_nan(x) -> bool:
     import numpy as np
 
+    if hasattr(x, "engine_class"):  # a node (a create_graph pass): its value
+        x = x.data
     if isinstance(x, np.ndarray):
         return bool(np.isnan(x).any())
     return x != x

@@ -113,15 +113,14 @@ def run_backward(roots, seeds, retain_graph: bool, create_graph: bool = False,
         node.grad = None  # a non-leaf's .grad holds this pass's sum only
     for root, seed in zip(roots, seeds):  # (a root given twice gets both seeds)
         root.grad = seed if root.grad is None else root.grad + seed
-    if create_graph:
-        with higher.differentiating(higher.derivative_order(order)):
-            run_reference(roots, order, retain_graph, create_graph=True)
-        return order
     watched = HOOKS[0] and (STATE.recorders or STATE.anomaly)
     # Like PyTorch, backward produces inf/nan silently (d sqrt(x)/dx at 0 is inf);
     # detect_anomaly() is the tool that finds where they come from.
     with np.errstate(all="ignore"):
-        if engine == "reference" or (engine is None and watched):
+        if create_graph:
+            with higher.differentiating(higher.derivative_order(order)):
+                run_reference(roots, order, retain_graph, create_graph=True)
+        elif engine == "reference" or (engine is None and watched):
             run_reference(roots, order, retain_graph)
         elif isinstance(seeds[0], np.ndarray):
             fast.run_tensor(order, retain_graph)
@@ -259,6 +258,8 @@ def _released_error(node):
 
 
 def _not_finite(x) -> bool:
+    if hasattr(x, "engine_class"):  # a create_graph pass: look at the node's value
+        x = x.data
     if isinstance(x, np.ndarray):
         return not np.isfinite(x).all()
     return not math.isfinite(x)

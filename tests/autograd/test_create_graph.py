@@ -202,3 +202,12 @@ def test_a_rule_that_leaves_the_graph_is_caught_not_silently_wrong():
     with mg.autograd.higher.differentiating(1):
         with pytest.raises(TypeError, match="cut that graph"):
             np.asarray(t)
+
+
+def test_anomaly_mode_watches_a_create_graph_pass():
+    x = Tensor(np.array([1.0, 0.0]), requires_grad=True)
+    with mg.detect_anomaly():
+        (g,) = grad((x * x).sum(), [x], create_graph=True)
+        np.testing.assert_allclose(g.data, [2.0, 0.0])
+        with pytest.raises(mg.AnomalyError, match="sqrt"):
+            grad(x.sqrt().sum(), [x], create_graph=True)
