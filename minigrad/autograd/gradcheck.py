@@ -34,6 +34,17 @@ def _float64_copy(x):
     return copy
 
 
+def _leaves(inputs, who) -> tuple[list, list]:
+    """The inputs as float64 leaves (others passed through), and the positions to check."""
+    if len(inputs) == 1 and isinstance(inputs[0], (tuple, list)):
+        inputs = tuple(inputs[0])  # PyTorch's form: the inputs as one sequence
+    leaves = [_float64_copy(x) if isinstance(x, Node) else x for x in inputs]
+    checked = [i for i, x in enumerate(leaves) if isinstance(x, Node) and x.requires_grad]
+    if not checked:
+        raise ValueError(f"{who}: no input requires grad, so there is nothing to check")
+    return leaves, checked
+
+
 def _as_array(x) -> np.ndarray:
     return np.asarray(x.data if isinstance(x, Node) else x, dtype=np.float64)
 
@@ -54,13 +65,8 @@ def gradcheck(fn, *inputs, eps=1e-6, atol=1e-5, rtol=1e-3, seed=0, upstream=None
     ``d sum(f(x))/dx`` instead: for an elementwise ``f`` that is ``f'(x)``
     itself, the number a student can check against their formula.
     """
-    if len(inputs) == 1 and isinstance(inputs[0], (tuple, list)):
-        inputs = tuple(inputs[0])  # PyTorch's form: the inputs as one sequence
+    leaves, checked = _leaves(inputs, "gradcheck")
     rng = np.random.default_rng(seed)
-    leaves = [_float64_copy(x) if isinstance(x, Node) else x for x in inputs]
-    checked = [i for i, x in enumerate(leaves) if isinstance(x, Node) and x.requires_grad]
-    if not checked:
-        raise ValueError("gradcheck: no input requires grad, so there is nothing to check")
 
     out = fn(*leaves)
     if not isinstance(out, Node):
@@ -149,13 +155,8 @@ def gradgradcheck(fn, *inputs, eps=1e-6, atol=1e-5, rtol=1e-3, seed=0) -> bool:
     """
     from .gradients import grad
 
-    if len(inputs) == 1 and isinstance(inputs[0], (tuple, list)):
-        inputs = tuple(inputs[0])
+    leaves, checked = _leaves(inputs, "gradgradcheck")
     rng = np.random.default_rng(seed)
-    leaves = [_float64_copy(x) if isinstance(x, Node) else x for x in inputs]
-    checked = [i for i, x in enumerate(leaves) if isinstance(x, Node) and x.requires_grad]
-    if not checked:
-        raise ValueError("gradgradcheck: no input requires grad, so there is nothing to check")
     out = fn(*leaves)
     if not isinstance(out, Node) or not out.requires_grad:
         raise GradcheckError("gradgradcheck: fn must return a Value or Tensor that depends on "
