@@ -77,6 +77,8 @@ def split_events(events, mode: str) -> Replay:
     used = {p.id for n in kept for p in n.parents}
     roots = [n for n in kept if n.id not in used]
     seen = {n.id for n in roots}
+    if mode == "forward":  # (a pass through a gradient's graph starts from a built node)
+        seen.update(n.id for n in out.built)
     for e in events:
         if e.kind == "seeded" and e.node.id not in seen:
             roots.append(e.node)
