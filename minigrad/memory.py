@@ -15,6 +15,13 @@ are another node's ``data`` (``mul`` saves its inputs by reference), so the
 report also says how much is held *only* by saved values: the memory that
 releasing the graph gives back, beyond the data itself.
 
+A gradient's graph (``backward(create_graph=True)``, ``autograd.grad``) is a
+graph like any other; its nodes carry their derivative order (``node.order``),
+and the report counts nodes per order (``GraphMemory.orders``): the graph of a
+first derivative is typically several times the forward graph, and each
+further order multiplies again.  ``derivative_orders`` is the one rule for the
+order of every node, which the renderers (``viz``) use too.
+
 It counts what the graph holds.  A recording (``record()``, ``step_through``)
 holds more: its tape keeps what each op saved, so that a replay can show it,
 for as long as the tape lives.
@@ -28,7 +35,8 @@ import numpy as np
 
 from .autograd.graph import topological_order
 
-__all__ = ["GraphMemory", "NodeMemory", "graph_memory", "format_bytes"]
+__all__ = ["GraphMemory", "NodeMemory", "graph_memory", "format_bytes", "derivative_orders",
+           "order_counts", "orders_text"]
 
 _FLOAT_BYTES = 8  # a Python float (a Value's data) as an IEEE double
 
@@ -44,8 +52,48 @@ def format_bytes(n: int) -> str:
     return f"{n:.1f} GiB"  # pragma: no cover
 
 
+def derivative_orders(nodes) -> dict[int, int]:
+    """``{node id: derivative order}`` for ``nodes`` (a graph in topological order).
+
+    A node's order is ``node.order`` (0: the forward computation; *k*: built by the
+    *k*-th nested ``create_graph`` backward pass), with one exception: a constant
+    (a leaf that needs no gradient) that only nodes of order >= 1 use gets the
+    lowest order among its users.  It was made for that gradient's graph (the
+    engine makes the seed ``dL/dL = 1`` of a ``create_graph`` pass just before
+    the pass starts, so its own tag says 0), and drawn as part of the forward
+    graph it would be misread as an input of the function.
+    """
+    nodes = list(nodes)
+    orders = {n.id: n.order for n in nodes}
+    users: dict[int, int] = {}  # constant id -> lowest order among its users
+    for n in nodes:
+        for p in n.parents:
+            if p.op is None and not p.requires_grad and p.origin is None:
+                k = orders[n.id]
+                users[p.id] = min(users.get(p.id, k), k)
+    orders.update(users)
+    return orders
+
+
+def order_counts(orders: dict[int, int]) -> dict[int, int]:
+    """``{order: how many nodes}``, lowest order first, from ``derivative_orders``."""
+    counts: dict[int, int] = {}
+    for k in orders.values():
+        counts[k] = counts.get(k, 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def orders_text(counts: dict[int, int]) -> str:
+    """``nodes: 12 (order 0: 5, order 1: 7)``: the one way reports say it."""
+    parts = ", ".join(f"order {k}: {n}" for k, n in sorted(counts.items()))
+    return f"nodes: {sum(counts.values())} ({parts})"
+
+
 def _buffer(x):
-    """(key, bytes) of the memory behind ``x``: a view is charged to its base array."""
+    """(key, bytes) of the memory behind ``x``: a view is charged to its base array (a
+    gradient that is a node, after ``create_graph``, is charged by its data)."""
+    if hasattr(x, "parents") and hasattr(x, "data"):
+        x = x.data
     if isinstance(x, np.ndarray):
         base = x
         while isinstance(base.base, np.ndarray):
@@ -75,6 +123,7 @@ class NodeMemory:
     saved_bytes: int
     saved_count: int
     released: bool  # saved values already freed by backward
+    order: int = 0  # derivative order (``derivative_orders``)
 
 
 @dataclass
@@ -86,6 +135,8 @@ class GraphMemory:
     grad_bytes: int = 0
     saved_bytes: int = 0
     saved_only_bytes: int = 0
+    #: ``{derivative order: node count}``: ``{0: n}`` for a forward graph
+    orders: dict = field(default_factory=dict)
 
     @property
     def total_bytes(self) -> int:
@@ -115,13 +166,23 @@ class GraphMemory:
             f"total: data {format_bytes(self.data_bytes)}, grad {format_bytes(self.grad_bytes)}, "
             f"saved {format_bytes(self.saved_bytes)} "
             f"({format_bytes(self.saved_only_bytes)} held only by saved values)")
+        if self.has_gradient_graph:  # (a forward graph's table stays as it always was)
+            lines.append(orders_text(self.orders))
         return "\n".join(lines)
+
+    @property
+    def has_gradient_graph(self) -> bool:
+        """Whether some node was built by a ``create_graph`` backward pass (order >= 1)."""
+        return any(k > 0 for k in self.orders)
 
     def __str__(self) -> str:
         return self.table()
 
     def __repr__(self) -> str:
-        return (f"<GraphMemory {len(self.nodes)} nodes: data {format_bytes(self.data_bytes)}, "
+        per = ""
+        if self.has_gradient_graph:
+            per = " (" + orders_text(self.orders).split(" (", 1)[1]
+        return (f"<GraphMemory {len(self.nodes)} nodes{per}: data {format_bytes(self.data_bytes)}, "
                 f"grad {format_bytes(self.grad_bytes)}, saved {format_bytes(self.saved_bytes)}>")
 
 
@@ -131,7 +192,10 @@ def graph_memory(root) -> GraphMemory:
     data_buffers: dict = {}  # buffer key -> bytes (each buffer counted once)
     grad_buffers: dict = {}
     saved_buffers: dict = {}
-    for node in topological_order(root):
+    order = topological_order(root)
+    orders = derivative_orders(order)
+    report.orders = order_counts(orders)
+    for node in order:
         data_key, data_bytes = _buffer(node.data)
         grad_key, grad_bytes = _buffer(node.grad) if node.grad is not None else (None, 0)
         if data_key is None:
@@ -154,7 +218,7 @@ def graph_memory(root) -> GraphMemory:
             node.id, "leaf" if node.op is None else node.op.name, node.label,
             tuple(node.data.shape) if isinstance(node.data, np.ndarray) else None,
             data_bytes, grad_bytes, saved_bytes, count,
-            node.op is not None and saved is None,
+            node.op is not None and saved is None, orders[node.id],
         ))
     report.data_bytes += sum(data_buffers.values())
     report.grad_bytes += sum(size for key, size in grad_buffers.items() if key not in data_buffers)

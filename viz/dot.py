@@ -16,6 +16,9 @@ graph node                            ``n_<id>``; ``node {leaf|op} {role} {scala
                                       plus ``function`` (custom Function) and
                                       ``highlight`` when highlighted; role is one of
                                       ``param input intermediate output``
+node of a gradient's graph            the same, plus ``order1`` (``order2`` ...): built
+                                      by a ``create_graph`` backward (``viz.orders``);
+                                      ``stub``: of an order ``orders=`` hides
 edge parent → child, input ``slot``   ``e_<child>_<parent>_<slot>``; ``edge data``
                                       (+ ``collapsed`` next to a module box,
                                       + ``highlight``)
@@ -29,7 +32,9 @@ legend (``legend=True``)              ``legend``; ``node legend``
 
 Inside a node's group the text elements read, in order: the op symbol, the
 name, then ``data …`` (a small matrix: one text line per row) and ``grad …``
-(tensors: shape and dtype before data).  The grad field is always one text
+(tensors: shape and dtype before data).  A node of order k >= 1 starts with a
+band cell in its order's colour holding its mark (``∂¹``), and its borders take
+that colour (``viz.orders``).  The grad field is always one text
 element whose text is ``viz.view.grad_label(data, grad, digits=, preview=)``:
 ``grad —`` before any gradient arrived, ``grad 0.5000``, ``grad [1.0000, 2.0000]``
 or, for a tensor with more than ``preview`` elements, ``grad norm 9.4868``.
@@ -50,10 +55,11 @@ from typing import NamedTuple
 from .direction import choose_rankdir, label_size
 from .formatting import visible
 from .options import MODULES, RANKDIRS
+from .orders import legend_orders, order_color, order_fill, order_mark, order_title
 from .view import GraphView, cluster_key
 
 __all__ = ["to_dot", "render_dot", "box_summary", "box_contents", "auto_rankdir", "in_frame",
-           "Dot", "COLORS", "RANKDIRS", "MODULES"]
+           "legend_entries", "Dot", "COLORS", "RANKDIRS", "MODULES"]
 
 
 #: (fill, border) per role; "highlight" is the border of highlighted nodes.
@@ -235,19 +241,34 @@ def _auto_rankdir(view, boxes, where, show_attrs) -> str:
     return choose_rankdir(lr, tb, edges)
 
 
+def _mark_td(order: int) -> str:
+    """The band cell of a node of order >= 1: its mark, white on the order's colour."""
+    return (f'<td bgcolor="{order_color(order)}"><font color="white"><b>{order_mark(order)}'
+            f"</b></font></td>")
+
+
 def _node_line(n, show_attrs: bool, highlighted: bool, stacked: bool = False) -> str:
     fill, border = COLORS[n.role]
     width = 0
+    style = ""
     cls = n.classes
+    if n.order:
+        border = order_color(n.order)
+    if n.stub:  # of an order not shown: grey and dashed
+        border, style = COLORS["input"][1], ' style="dashed"'
     if highlighted:
         border, width = COLORS["highlight"][1], 3
         cls += " highlight"
+    cellborder = 1
+    if n.stub and not highlighted:  # one dashed outline instead of cell borders
+        width, cellborder = 1, 0
     table = (
-        f'<table border="{width}" cellborder="1" cellspacing="0" cellpadding="4" '
-        f'bgcolor="{fill}" color="{border}">'
+        f'<table border="{width}" cellborder="{cellborder}" cellspacing="0" cellpadding="4" '
+        f'bgcolor="{fill}" color="{border}"{style}>'
     )
+    mark = _mark_td(n.order) if n.order else ""
     if n.kind == "scalar":
-        cells = []
+        cells = [mark] if mark else []
         if n.symbol is not None:
             cells.append(_td(n.symbol, bold=True))
         if n.name is not None:
@@ -264,11 +285,11 @@ def _node_line(n, show_attrs: bool, highlighted: bool, stacked: bool = False) ->
     else:
         head = " ".join(x for x in (n.symbol, n.name) if x is not None)
         rows = []
-        if head:
-            first = (_td(n.symbol, bold=True) if n.symbol is not None else "") + (
+        if head or mark:
+            first = mark + (_td(n.symbol, bold=True) if n.symbol is not None else "") + (
                 _td(n.name) if n.name is not None else ""
             )
-            span = 2 if (n.symbol is not None and n.name is not None) else 1
+            span = (n.symbol is not None) + (n.name is not None) + bool(mark)
             rows.append(("<tr>" + first + "</tr>", span))
         rows.append((f"<tr>{_td(f'{n.shape} {n.dtype}')}</tr>", 1))
         tiny = n.tiny
@@ -437,15 +458,26 @@ def _plural(k: int, word: str) -> str:
 # --------------------------------------------------------------------- legend
 
 
-def _legend_lines(view) -> list[str]:
-    """One small node listing the roles in their colours."""
+def legend_entries(view) -> list[tuple[str, str, str, int, bool]]:
+    """``(fill, border, text, border width, dashed)`` per legend row, for both renderers:
+    the roles, then one row per derivative order present, then stubs if any."""
     roles = ["param", "input", "intermediate", "output"]
     if any(n.saved or n.saved is None for n in view.nodes):
         roles.append("saved")
+    rows = [(*COLORS[role], _ROLE_TITLES[role], 1, False) for role in roles]
+    rows += [(order_fill(k), order_color(k), order_title(k), 2, False)
+             for k in legend_orders(view.nodes)]
+    if any(n.stub for n in view.nodes):
+        rows.append(("#ffffff", COLORS["input"][1], "stub: of an order not shown", 1, True))
+    return rows
+
+
+def _legend_lines(view) -> list[str]:
+    """One small node listing the roles (and derivative orders) in their colours."""
     rows = "".join(
-        f'<tr><td bgcolor="{COLORS[role][0]}" color="{COLORS[role][1]}" border="1">'
-        f"{_esc(_ROLE_TITLES[role])}</td></tr>"
-        for role in roles
+        f'<tr><td bgcolor="{fill}" color="{border}" border="{width}"'
+        f'{" style=" + chr(34) + "dashed" + chr(34) if dashed else ""}>{_esc(text)}</td></tr>'
+        for fill, border, text, width, dashed in legend_entries(view)
     )
     label = (
         f'<table border="0" cellborder="0" cellspacing="3" cellpadding="3">'

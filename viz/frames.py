@@ -23,7 +23,15 @@ Classes (an element can have several):
 ``has-grad``   backward: the node holds some gradient
 ``accumulated`` backward: received contributions along several edges
 ``passed``     backward: this edge has already carried its contribution
+``new``        backward with ``create_graph``: the node its rule just built (and
+               the edges into it); hidden before, shown from then on
 ============== ======================================================
+
+A ``create_graph`` backward pass builds the graph of the gradient as it goes:
+its nodes (``viz.replay``) are laid out with the rest but hidden until the
+step at which the rule that made them runs (a ``built`` step, which names the
+edge: ``node.origin.made_by``).  A later pass through that graph (the second
+derivative) is replayed like any other, its titles numbered ``Backward 2 ·``.
 
 Saved values: ``released_at`` says from which step on each node's saved
 values are gone (the engine releases them right after visiting the node,
@@ -57,8 +65,9 @@ from .narration import (  # noqa: F401  (fmt_num, fmt_value, node_name: imported
     view_name,
 )
 from .options import DisplayOptions
+from .replay import split_events
 from .state import StepperState  # noqa: F401  (re-exported: viz.frames.StepperState)
-from .view import build_view, edge_key, node_key
+from .view import build_view, edge_key, is_node, node_key
 
 __all__ = [
     "STATES",
@@ -70,7 +79,7 @@ __all__ = [
     "node_name",
 ]
 
-STATES = ("hidden", "current", "done", "receiving", "has-grad", "accumulated", "passed")
+STATES = ("hidden", "current", "done", "receiving", "has-grad", "accumulated", "passed", "new")
 _ORDER = {s: i for i, s in enumerate(STATES)}
 MODES = ("forward", "backward", "both")
 MAX_CELLS = 50_000_000  # steps × drawn elements: ~150 MB of per-step state at most
@@ -83,7 +92,7 @@ class Frame:
 
     index: int
     phase: str  # "forward" | "backward"
-    kind: str  # "start" | "created" | "end" | "seeded" | "visit" | "contribute"
+    kind: str  # "start" | "created" | "end" | "seeded" | "visit" | "contribute" | "built"
     title: str
     text: str
     node: int | None = None  # id of the node this step is about
@@ -122,28 +131,14 @@ class Frames:
                 "tape.backward(loss) afterwards (or use mode='forward')"
             )
         self.mode = mode
-        # Nodes created while a backward pass runs (a custom Function's backward
-        # computes with Tensors too) are not part of the forward graph: leave them out.
-        # A pass runs from its "seeded" event to its last edge event; nodes created
-        # between two passes (the next step's forward) are kept.
-        marks = [i for i, e in enumerate(events) if e.kind != "created"]
-        span = set()
-        starts = [i for i in marks if events[i].kind == "seeded"] or marks[:1]
-        for k, start in enumerate(starts):
-            stop = starts[k + 1] if k + 1 < len(starts) else len(events)
-            span.update(range(start, max(i for i in marks if start <= i < stop) + 1))
-        created = [e.node for i, e in enumerate(events) if e.kind == "created" and i not in span]
-        used = {p.id for n in created for p in n.parents}
-        roots = [n for n in created if n.id not in used]
-        seen = {n.id for n in roots}
-        for e in events:
-            if e.kind == "seeded" and e.node.id not in seen:
-                roots.append(e.node)
-                seen.add(e.node.id)
-        self.roots = roots
+        # Which nodes the forward replay creates, which a create_graph backward builds
+        # (shown as they are made), which a backward pass made and threw away (left out).
+        replay = split_events(events, mode)
+        self.replay = replay
+        self.roots = replay.roots
         # the nodes, edges, ids and names every renderer uses (no values needed here)
-        self.view = build_view(roots, options=self.options, params=self.names, show_grad=False,
-                               show_saved=False, scopes=None)
+        self.view = build_view(self.roots, options=self.options, params=self.names, show_grad=False,
+                               show_saved=False, scopes=None, orders="all")
         self.nodes = [vn.node for vn in self.view.nodes]  # every drawn node, by id
         self.node_ids = [vn.key for vn in self.view.nodes]
         by_id = {n.id: n for n in self.nodes}
@@ -152,9 +147,9 @@ class Frames:
         self.edge_ids = [e[0] for e in self.edges]
         self.say = Narrator(self.name, self.options.digits)
         self.elements = tuple(self.node_ids + self.edge_ids)
-        self._created = created
-        self._events = [e for i, e in enumerate(events) if e.kind != "created" or i not in span]
-        steps = len(created) + len(marks) + 4
+        self._created = replay.forward
+        self._events = replay.events
+        steps = len(replay.forward) + len(replay.events) + 4
         if steps * len(self.elements) > MAX_CELLS:
             raise ValueError(
                 f"this recording is too big to step through: {len(self.nodes):,} nodes and "
@@ -252,11 +247,10 @@ class Frames:
     def _forward(self) -> None:
         created = [n for n in self._created if n.id in self._node_pos]
         new = {n.id for n in created}
-        for n in created:
-            self._set(node_key(n), add=("hidden",))
-            for el in self._edges_into.get(n.id, ()):
-                self._set(el, add=("hidden",))
-        given = [n for n in self.nodes if n.id not in new]
+        self._hide(created)
+        self._hide(self._built())  # (a create_graph backward builds them, later)
+        built = {n.id for n in self.replay.built}
+        given = [n for n in self.nodes if n.id not in new and n.id not in built]
         total = len(created)
         self._emit("forward", "start", f"Forward · start ({count_of(total, 'node')} to create)",
                    self.say.forward_start(created, given))
@@ -275,36 +269,89 @@ class Frames:
         self._emit("forward", "end", "Forward · complete",
                    self.say.forward_end(outs, self.mode == "both"))
 
+    def _hide(self, nodes) -> None:
+        for n in nodes:
+            self._set(node_key(n), add=("hidden",))
+            for el in self._edges_into.get(n.id, ()):
+                self._set(el, add=("hidden",))
+
+    def _built(self) -> list:
+        return [n for n in self.replay.built if n.id in self._node_pos]
+
+    def _show(self, n, state: str) -> None:
+        """A built node appears (``state``: ``new``), with the edges into it."""
+        self._set(node_key(n), add=(state,), remove=("hidden",))
+        for el in self._edges_into.get(n.id, ()):
+            self._set(el, add=(state,), remove=("hidden",))
+
+    def _leaf_grads(self, before: dict) -> list[int]:
+        """Leaves' gradients as a pass starts: what its first contribution found (an
+        earlier pass's, when leaves accumulate; none, after ``autograd.grad``).
+        Returns the ids of the leaves that start from nothing."""
+        empty = []
+        for n in self.nodes:
+            if n.op is None and n.id in before:
+                self._grad(n, before[n.id])
+                if before[n.id] is None:
+                    self._set(node_key(n), remove=("has-grad", "accumulated"))
+                    empty.append(n.id)
+                else:
+                    self._set(node_key(n), add=("has-grad",))
+        return empty
+
     def _backward(self) -> None:
         self._clear()
+        self._hide(self._built())
         # gradients at the start: non-leaves start empty (the engine resets them);
         # a leaf may hold gradient from an earlier backward (leaves accumulate)
-        first_before = {}
+        first_before: list[dict] = []  # per pass: {parent id: .grad before its first edge}
         for e in self._events:
-            if e.kind == "contribute" and e.parent.id not in first_before:
-                first_before[e.parent.id] = e.before
+            if e.kind == "seeded" or not first_before:
+                first_before.append({})
+            if e.kind == "contribute" and e.parent.id not in first_before[-1]:
+                first_before[-1][e.parent.id] = e.before
         for n in self.nodes:
-            self._grad(n, first_before.get(n.id) if n.op is None else None)
-            if n.op is None and first_before.get(n.id) is not None:
-                self._set(node_key(n), add=("has-grad",))
+            self._grad(n, None)
+        self._leaf_grads(first_before[0])
         counts: dict[int, int] = {}
         upstream: dict[int, object] = {}
-        total = {}
+        totals: list[dict] = [{}]  # per pass: {node id: contributions it receives}
         for e in self._events:
+            if e.kind == "seeded" and len(totals) < len(first_before):
+                totals.append({})
             if e.kind == "contribute":
-                total[e.parent.id] = total.get(e.parent.id, 0) + 1
+                totals[-1][e.parent.id] = totals[-1].get(e.parent.id, 0) + 1
+        total = totals[0]
         seeds = [e for e in self._events if e.kind == "seeded"]
         root = seeds[0].node
         self._emit("backward", "start", "Backward · start", self.say.backward_start(root))
         npass = 0
         current_root = root
+        phase = "Backward"
+        lit = None  # the edge a build step lit: it has not carried its gradient yet
         for e in self._events:
-            if e.kind == "created":
-                continue
             self._strip("receiving")
+            self._strip("new")
+            if lit is not None:
+                self._set(lit, remove=("current",))
+                lit = None
             self._strip_edge_current()
+            if e.kind == "created":  # a create_graph pass built a node
+                n = e.node
+                self._show(n, "new")
+                edge, child, slot = self._maker(n)
+                if edge is not None and "current" not in self._sets[self._index[edge]]:
+                    self._set(edge, add=("current",))
+                    lit = edge
+                title = f"{phase} · build {self.name(n)}"
+                if n.op is not None:
+                    title += f" ({n.op.name})"
+                text = self.say.built(n, view_kind(self.view.node(n.id)), child, slot)
+                self._emit("backward", "built", title, text, node=n.id, edge=edge)
+                continue
             if e.kind == "seeded":
                 npass += 1
+                phase = "Backward" if npass == 1 else f"Backward {npass}"
                 self._mark_visited()
                 current_root = e.node
                 # a new pass: the engine empties every non-leaf gradient first
@@ -317,16 +364,22 @@ class Frames:
                               if self.nodes[self._node_pos[k]].op is None}
                     for el in self.edge_ids:
                         self._set(el, remove=("passed",))
+                    for nid in self._leaf_grads(first_before[npass - 1]):
+                        counts.pop(nid, None)  # (a leaf starting from nothing again)
+                    total = totals[npass - 1] if npass - 1 < len(totals) else {}
+                if is_node(e.grad) and e.grad.id in self.replay.seeds:
+                    self._show(e.grad, "new")
                 self._grad(e.node, e.grad)
                 self._set(node_key(e.node), add=("current", "has-grad"))
-                title = f"Backward · seed {self.name(e.node)}"
+                title = f"{phase} · seed {self.name(e.node)}"
                 label = "Seed" if len(seeds) == 1 else f"Backward pass {npass}, seed"
-                self._emit("backward", "seeded", title, self.say.seed(e, label), node=e.node.id)
+                text = self.say.seed(e, label, self._builds(npass))
+                self._emit("backward", "seeded", title, text, node=e.node.id)
             elif e.kind == "visit":
                 n = e.node
                 self._mark_visited()
                 self._set(node_key(n), add=("current",))
-                title = f"Backward · visit {self.name(n)} ({n.op.name})"
+                title = f"{phase} · visit {self.name(n)} ({n.op.name})"
                 text = self.say.visit(e, current_root, total.get(n.id, 0))
                 self._emit("backward", "visit", title, text, node=n.id)
                 self._visiting = n.id
@@ -340,10 +393,11 @@ class Frames:
                 add = ["receiving", "has-grad"] + (["accumulated"] if counts[p.id] > 1 else [])
                 self._set(node_key(p), add=add)
                 self._grad(p, e.after)
-                title = f"Backward · {n.op.name} → {self.name(p)}"
+                title = f"{phase} · {n.op.name} → {self.name(p)}"
                 text = self.say.contribute(e, upstream.get(n.id), counts[p.id])
                 self._emit("backward", "contribute", title, text, node=n.id, edge=el)
         self._strip("receiving")
+        self._strip("new")
         self._strip_edge_current()
         self._mark_visited()
         self._strip("current", replace="done")
@@ -354,6 +408,27 @@ class Frames:
         self._emit("backward", "end", "Backward · complete", self.say.leaves(held))
 
     _visiting = None
+
+    def _maker(self, n) -> tuple:
+        """``(edge element id, node, slot)`` of the edge whose rule built ``n``: the edge
+        is ``None`` for an op's one ``vjp`` (slot ``None``), all three when no rule did."""
+        made_by = n.origin.made_by if n.origin is not None else None
+        if made_by is None or made_by[0] not in self._node_pos:
+            return None, None, None
+        child = self.nodes[self._node_pos[made_by[0]]]
+        slot = made_by[1]
+        return (None if slot is None else edge_key(child, child.parents[slot], slot)), child, slot
+
+    def _builds(self, npass: int) -> int:
+        """The order of the nodes pass ``npass`` builds (0: it builds none)."""
+        seeded = k = 0
+        for e in self._events:
+            seeded += e.kind == "seeded"
+            if seeded == npass and e.kind == "created":
+                k = max(k, e.node.order)
+            if seeded > npass:
+                break
+        return k
 
     def _mark_visited(self) -> None:
         if self._visiting is not None:

@@ -226,6 +226,7 @@ def draw(
     title: str | None = UNSET,
     saved_values: dict | None = UNSET,
     layout: str = UNSET,
+    orders=UNSET,
 ) -> Graph:
     """Draw the graph behind ``root`` (a Value/Tensor, a list of them, or a Tape).
 
@@ -258,7 +259,12 @@ def draw(
       saved values backward already released (``viz.Stepper`` passes the ones
       it kept while recording);
     * ``layout``: ``"auto"`` (default: graphviz's ``dot`` when installed, else
-      the built-in layout), ``"dot"`` or ``"builtin"`` (no system program; SVG only).
+      the built-in layout), ``"dot"`` or ``"builtin"`` (no system program; SVG only);
+    * ``orders``: after ``create_graph=True``, which derivative orders to show:
+      ``"all"`` (default: the forward graph and its gradients' graphs, each order
+      with its own border colour, ``∂¹``/``∂²`` mark and legend entry),
+      ``"gradient"`` (orders 1 and up) or e.g. ``(1, 2)``; the nodes of other
+      orders they use are drawn as faded stubs (see ``viz.orders``).
 
     >>> from minigrad import Value
     >>> x = Value(2.0, label="x"); y = x * x; y.backward()
@@ -270,7 +276,7 @@ def draw(
         show_saved=show_saved, show_attrs=show_attrs, modules=modules, depth=depth,
         highlight=highlight, max_nodes=max_nodes, digits=digits, preview=preview,
         legend=legend, edge_labels=edge_labels, title=title, saved_values=saved_values,
-        layout=layout))
+        layout=layout, orders=orders))
     highlighted = _ids(opts.highlight)
     view = build_view(root, options=opts, width=DRAW_WIDTH)
     max_nodes = opts.max_nodes

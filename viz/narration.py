@@ -23,6 +23,7 @@ import numpy as np
 from minigrad.formatting import DIGITS, format_number
 
 from .formatting import NO_GRAD, format_array, format_shape, visible
+from .orders import order_mark
 from .view import is_node
 
 __all__ = ["Narrator", "fmt_num", "fmt_value", "node_name"]
@@ -39,6 +40,8 @@ def fmt_value(x, max_items: int = 6, digits: int = DIGITS) -> str:
     """A float as ``fmt_num``; an array as its values when tiny, else shape and a preview."""
     if x is None:
         return "None"
+    if is_node(x):  # a gradient after create_graph=True: a node; its value
+        x = x.data
     if isinstance(x, np.ndarray) or hasattr(x, "shape") and hasattr(x, "dtype"):
         a = np.asarray(x)
         if a.ndim == 0:
@@ -52,6 +55,11 @@ def fmt_value(x, max_items: int = 6, digits: int = DIGITS) -> str:
     if isinstance(x, (int, float, np.integer, np.floating)):
         return fmt_num(x, digits)
     return repr(x)
+
+
+def _raw(x):
+    """A gradient's value: after ``create_graph=True`` gradients are nodes."""
+    return x.data if is_node(x) else x
 
 
 def _is_array(x) -> bool:
@@ -343,14 +351,36 @@ class Narrator:
             "A node is visited once all the nodes that use it have passed their share to it."
         )
 
-    def seed(self, e, label: str) -> str:
+    def seed(self, e, label: str, builds: int = 0) -> str:
+        """The first step of a pass; ``builds``: the order of the graph it builds (0: none)."""
         rname = self.name(e.node)
-        if _is_array(e.grad):
-            what = ("ones" if np.all(e.grad == 1) else "the given gradient")
-            return (f"{label}: d{_d(rname)}/d{_d(rname)} = {what} of shape "
-                    f"{format_shape(e.grad.shape)}: {self.value(e.grad)}.")
-        return (f"{label}: d{_d(rname)}/d{_d(rname)} = {self.value(e.grad)}: the "
-                "output's gradient with respect to itself.")
+        grad = _raw(e.grad)
+        if _is_array(grad):
+            what = ("ones" if np.all(grad == 1) else "the given gradient")
+            text = (f"{label}: d{_d(rname)}/d{_d(rname)} = {what} of shape "
+                    f"{format_shape(grad.shape)}: {self.value(grad)}.")
+        else:
+            text = (f"{label}: d{_d(rname)}/d{_d(rname)} = {self.value(grad)}: the "
+                    "output's gradient with respect to itself.")
+        if builds:
+            text += (f"\nThis pass builds a graph (create_graph=True): every rule's result "
+                     f"is a new node of order {builds} (marked {order_mark(builds)}), which "
+                     f"appears as it is made; the gradient it ends with can be differentiated "
+                     f"again.")
+        return text
+
+    def built(self, n, kind: str, child=None, slot=None) -> str:
+        """A node a create_graph pass built: what it is, and which edge's rule made it
+        (``child``/``slot``: ``node.origin.made_by``, read as nodes by the frames)."""
+        what = self.created(n, kind)
+        mark = f"a node of order {n.order} ({order_mark(n.order)})"
+        if child is None:
+            return (f"{what}\nMade from the gradients after the pass, outside any rule (the "
+                    f"sum the next backward starts from): {mark}.")
+        if slot is None:
+            return f"{what}\nBuilt by {child.op.name}'s vjp at {self.name(child)}: {mark}."
+        return (f"{what}\nBuilt by the rule of edge {self.name(child.parents[slot])} → "
+                f"{self.name(child)} (slot {slot} of {child.op.name}): {mark}.")
 
     def visit(self, e, root, uses: int) -> str:
         n = e.node
@@ -382,17 +412,20 @@ class Narrator:
         n, p = e.node, e.parent
         op = n.op
         derivative = e.derivative
-        scalar = not _is_array(e.local_grad) and not _is_array(upstream)
+        upstream = _raw(upstream)
+        scalar = not _is_array(_raw(e.local_grad)) and not _is_array(upstream)
         if derivative is None and scalar and upstream:
             # A custom Function's backward is user code, so the tape does not call it
             # again for the bare derivative; for a scalar it is contribution / upstream.
-            derivative = e.local_grad / upstream
+            derivative = _raw(e.local_grad) / upstream
         deriv = _deriv_text(op, e.slot, derivative, len(n.parents), self.digits,
                             out=self.name(n), inputs=[self.name(q) for q in n.parents])
         pname = self.name(p)
         before = self.grad(e.before)
         after = self.value(e.after)
-        local = e.local_grad
+        if is_node(e.after):  # create_graph: the gradient is a node of the gradient's graph
+            after += f" (node {self.name(e.after)}, {order_mark(e.after.order)})"
+        local = _raw(e.local_grad)
         if _is_array(local) or _is_array(p.data):
             shape = np.shape(local)
             line = f"{op.name}: {deriv}; upstream × local derivative = {self.value(local)}"

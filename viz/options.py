@@ -25,6 +25,7 @@ from typing import Any
 from minigrad.formatting import DIGITS
 
 from .formatting import check_options
+from .orders import check_orders
 
 __all__ = ["DisplayOptions", "RANKDIRS", "MODULES", "LAYOUTS", "UNSET", "resolve"]
 
@@ -66,6 +67,11 @@ class DisplayOptions:
     the picture out: ``"dot"``, the ``"builtin"`` layout that needs no system
     program, or ``"auto"``: dot when installed; see ``viz.draw``).
     Text tree: ``ids``, ``max_indent`` (see ``viz.text``).
+
+    Gradient graphs (``create_graph=True``): ``orders`` says which derivative
+    orders are shown, ``"all"`` (the forward graph and its gradients' graphs,
+    each order in its own colour), ``"gradient"`` (orders 1 and up) or an order
+    or tuple of orders such as ``(1, 2)``; see ``viz.orders``.
     """
 
     digits: int = DIGITS
@@ -88,6 +94,7 @@ class DisplayOptions:
     layout: str = "auto"
     ids: bool = False
     max_indent: int = 40
+    orders: Any = "all"
 
     def __post_init__(self):
         _check("DisplayOptions", self._fields())
@@ -116,6 +123,8 @@ def _check(where: str, values: dict) -> None:
     if "modules" in values and values["modules"] not in MODULES:
         raise ValueError(f"{where}: modules must be 'cluster', 'box' or None, got "
                          f"{values['modules']!r}")
+    if "orders" in values:
+        check_orders(where, values["orders"])
     if "layout" in values and values["layout"] not in LAYOUTS:
         raise ValueError(f"{where}: layout must be one of {LAYOUTS}, got {values['layout']!r}")
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 import html
 import json
 
+from .orders import legend_orders, order_color, order_title
 from .state import counter_text
-from .template import SvgTemplate, companion_strings, css, grad_strings, script
+from .template import NEW_COLOR, NEW_FILL, SvgTemplate, companion_strings, css, grad_strings, script
 from .view import node_key
 
 __all__ = ["SPEEDS", "LEGEND", "default_title", "legend", "panel_html", "player_fragment",
@@ -61,12 +62,20 @@ _FREED_KEY = ('<s style="opacity:0.45">saved</s> saved value released after its 
               "node's backward")
 
 
-def legend(template: SvgTemplate | None = None, mode: str = "both") -> str:
+def legend(template: SvgTemplate | None = None, mode: str = "both", view=None) -> str:
     """The colour key under the panel: for ``mode="forward"`` the forward states only,
-    otherwise the backward ones (and the struck-through saved value when drawn)."""
+    otherwise the backward ones (and the struck-through saved value when drawn);
+    when ``view`` (the frames' ``GraphView``) has a gradient's graph, its orders and
+    the "just built" state too."""
     if mode == "forward":
         return _legend(_FORWARD_KEYS)
     keys = [text for _, text in _KEYS]
+    orders = legend_orders(view.nodes) if view is not None else []
+    if orders:
+        keys.append(f'<i style="border-color:{NEW_COLOR};background:{NEW_FILL}"></i>just '
+                    f"built by the backward pass (create_graph=True)")
+        keys += [f'<i style="border-color:{order_color(k)}"></i>{html.escape(order_title(k))}'
+                 for k in orders]
     if template is not None and not all(el.endswith("_released")
                                         for el, _ in template.companions):
         keys.append(_FREED_KEY)
@@ -160,7 +169,7 @@ def player_fragment(frames, template: SvgTemplate | None, grad_text, *, start: i
         f'<label>speed <select class="mg-speed">{options}</select></label>'
         f'<span class="mg-counter">{counter_text(start, n)}</span></div>'
         f'<div class="mg-graph">{graph}</div>'
-        f"{panel_html(f0.title, f0.text)}{legend(template, frames.mode)}"
+        f"{panel_html(f0.title, f0.text)}{legend(template, frames.mode, frames.view)}"
         f'<script type="application/json" class="mg-data">{data}</script>'
         f"<script>{script()}</script></div>"
     )

@@ -41,12 +41,21 @@ the changelog):
   guides, ``[41] └── …``, so a 100,000-node chain stays printable;
 * ``ids=True`` starts each head with the node's ``#id``; ``show_saved=True``
   adds ``saved=(…)`` (``saved=released`` after backward) to op nodes, which
-  custom Functions get by default.
+  custom Functions get by default;
+* a gradient's graph (``create_graph=True``): a node built by a backward pass
+  has its order's mark after the head (``× ∂¹``, ``+ ∂²``; the forward graph's
+  nodes have none), and a last line counts the nodes per order,
+  ``nodes: 12 (order 0: 5, order 1: 7)`` (``minigrad.memory.orders_text``); with
+  ``orders=`` some orders only are printed, and a node of another order they
+  use is a stub: ``[stub]``, its inputs not followed (``viz.orders``).
 """
 
 from __future__ import annotations
 
+from minigrad.memory import order_counts, orders_text
+
 from .options import UNSET, DisplayOptions, resolve
+from .orders import order_mark
 from .view import GraphView, build_view
 
 __all__ = ["text", "print_graph", "render_text"]
@@ -65,6 +74,7 @@ def text(
     preview: int = UNSET,
     ids: bool = UNSET,
     max_indent: int = UNSET,
+    orders=UNSET,
 ) -> str:
     """The graph behind ``root`` (a Value/Tensor, a list of them, or a Tape) as a tree.
 
@@ -75,11 +85,12 @@ def text(
     ``digits`` decimals (4); ``width`` characters per tensor preview (60); ``preview``
     elements before numpy summarises with ``...`` (6); ``ids`` prefixes each line
     with the node's ``#id``; past ``max_indent`` levels (40) lines stop indenting and
-    say their depth instead.
+    say their depth instead; ``orders`` prints some derivative orders only (``viz.orders``).
     """
     opts = resolve("viz.text", options, dict(
         params=params, scopes=scopes, show_grad=show_grad, show_saved=show_saved,
-        digits=digits, width=width, preview=preview, ids=ids, max_indent=max_indent))
+        digits=digits, width=width, preview=preview, ids=ids, max_indent=max_indent,
+        orders=orders))
     return render_text(build_view(root, options=opts), options=opts)
 
 
@@ -108,6 +119,10 @@ def render_text(view: GraphView, *, options: DisplayOptions | None = None, ids: 
             if nid in seen:
                 lines.append(f"{lead}{_head(n, ids)} [seen]")
                 continue
+            if n.stub:
+                lines.append(f"{lead}{_line(n, ids)}  [stub]")
+                seen.add(nid)
+                continue
             seen.add(nid)
             lines.append(lead + _line(n, ids))
             inputs = n.inputs
@@ -120,13 +135,23 @@ def render_text(view: GraphView, *, options: DisplayOptions | None = None, ids: 
                                   prefix + ("    " if i == last else "│   "), child_depth))
                 else:
                     stack.append((inputs[i], f"[{child_depth}] {branch}", "", child_depth))
+    counts = order_counts({n.id: n.order for n in view.nodes if not n.stub})
+    if any(counts.keys() - {0}) or any(n.stub for n in view.nodes):
+        lines.append(orders_text(counts) + _stub_note(view))
     return "\n".join(lines)
+
+
+def _stub_note(view) -> str:
+    stubs = sum(1 for n in view.nodes if n.stub)
+    return f", and {stubs} stub{'' if stubs == 1 else 's'} of other orders" if stubs else ""
 
 
 def _head(n, ids: bool) -> str:
     what = n.symbol if n.symbol is not None else ("leaf" if n.requires_grad else "const")
     if n.name is not None:  # (the view wrote its control characters as escapes: one line)
         what += " " + n.name
+    if n.order:
+        what += " " + order_mark(n.order)
     return f"#{n.id} {what}" if ids else what
 
 

@@ -21,7 +21,6 @@ import difflib
 import html
 import inspect
 import itertools
-import numbers
 import warnings
 from pathlib import Path
 
@@ -32,6 +31,7 @@ from minigrad.formatting import DIGITS
 from .frames import Frames
 from .options import DisplayOptions, resolve
 from .page import SPEEDS, default_title, player_fragment, player_html
+from .recording import record_call
 from .state import StepperState
 from .template import SvgTemplate, companion_strings, state_css, svg_template
 from .view import grad_label, node_key, param_names
@@ -114,6 +114,9 @@ class Stepper:
         opts = resolve("Stepper", options, draw_options)
         if opts.modules == "box":
             raise ValueError(_NO_BOXES)
+        if opts.orders != "all":
+            raise ValueError(f"Stepper: orders={opts.orders!r} would hide nodes the steps "
+                             f"light up; a stepper draws every order (orders='all')")
         self._user_params = opts.params
         # the names viz.draw gives parameters: scopes' qualified ones ("0.weight"),
         # overridden by params=, so the panel says what the picture shows
@@ -440,7 +443,8 @@ def _recorded_saved(tape) -> dict:
             if e.saved is not None}
 
 
-def step_through(fn, *inputs, mode: str = "both", **options) -> Stepper:
+def step_through(fn, *inputs, mode: str = "both", create_graph: bool | None = None,
+                 second: bool = False, **options) -> Stepper:
     """Record ``fn(*inputs)`` and its backward pass, and return a ``Stepper`` over both.
 
     Plain numbers become ``Value`` leaves and numpy arrays (or lists) become
@@ -455,22 +459,26 @@ def step_through(fn, *inputs, mode: str = "both", **options) -> Stepper:
     scalar (a ``Value`` or a one-element ``Tensor``): backward starts from
     it.  ``options`` go to ``Stepper`` (``speed``, ``static``, ``title``) and
     ``viz.draw`` (``rankdir``, ...).
-    """
-    import minigrad
 
-    names = _parameter_names(fn, len(inputs))
-    with minigrad.record() as tape:
-        args = [_as_leaf(x, name) for x, name in zip(inputs, names)]
-        out = fn(*args)
-        _check_scalar(out, fn, args, names)
-        with _grads_set_aside(out, tape) as aside:
-            # Nodes of an earlier graph keep their saved values, so that graph's own
-            # backward() still works after this one.  (The replay shows what the
-            # recorded ops saved from the tape, which kept it when they were created.)
-            out.backward(retain_graph=aside.reaches_earlier_graph)
+    Derivatives of derivatives: ``create_graph=True`` records a backward pass
+    that *builds* the graph of the gradient (``minigrad.autograd.grad(...,
+    create_graph=True)``): the replay shows each rule's new nodes appear, in
+    their order's colour, as the walk reaches them.  ``second=True`` (which
+    implies ``create_graph``) then steps through a backward pass of that
+    gradient through its own graph: the second derivative (see
+    ``viz.recording`` for several inputs).  The picture is laid out once, for
+    the forward graph and the gradient's graph together.
+    """
+    if create_graph is None:
+        create_graph = bool(second)
+    tape, names = record_call(fn, inputs, create_graph=create_graph, second=second)
     fname = getattr(fn, "__name__", "")
     if fname.isidentifier() and not options.get("title"):
-        options["title"] = default_title(mode, f"{fname}({', '.join(names)})")
+        subject = f"{fname}({', '.join(names)})"
+        options["title"] = (default_title(mode, subject) if not create_graph else
+                            f"{subject}: the forward pass, then backward building the "
+                            f"gradient's graph{', then its own backward' if second else ''}, "
+                            f"step by step")
     return Stepper(tape, mode=mode, **options)
 
 
@@ -491,99 +499,3 @@ class _showing:
         for n, g in self.saved:
             n.grad = g
         return False
-
-
-class _grads_set_aside:
-    """Empty the ``.grad`` of the nodes ``out`` uses that existed before the
-    recording, and restore them on exit.
-
-    Leaves accumulate, so a student's ``a`` that already holds ``a.grad`` from
-    their own ``c.backward()`` would otherwise get this pass added on top: the
-    panel would show a sum of two passes, and ``a.grad`` would change behind
-    their back.  The frames are computed from the tape's events, which hold
-    this pass's values, so putting the old gradients back changes nothing shown.
-    """
-
-    def __init__(self, out, tape):
-        from minigrad import topological_order
-
-        recorded = {id(n) for n in tape.nodes}
-        self.saved = [(n, n.grad) for n in topological_order(out) if id(n) not in recorded]
-        #: whether ``out`` was built on an op's output from before the recording
-        self.reaches_earlier_graph = any(n.op is not None for n, _ in self.saved)
-
-    def __enter__(self):
-        for n, _ in self.saved:
-            n.grad = None
-        return self
-
-    def __exit__(self, *exc):
-        for n, grad in self.saved:
-            n.grad = grad
-        return False
-
-
-def _parameter_names(fn, n: int) -> list[str]:
-    try:
-        params = [
-            p.name for p in inspect.signature(fn).parameters.values()
-            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-        ]
-    except (TypeError, ValueError):
-        params = []
-    if len(params) >= n:
-        return params[:n]
-    default = ["x"] if n == 1 else [f"x{i + 1}" for i in range(n)]
-    return params + default[len(params):]
-
-
-def _as_leaf(x, name: str):
-    import minigrad
-
-    if hasattr(x, "parents") and hasattr(x, "op"):
-        return x
-    if isinstance(x, numbers.Real) and not isinstance(x, bool):
-        return minigrad.Value(float(x), label=name)
-    if isinstance(x, (np.ndarray, list, tuple)):
-        tensor = getattr(minigrad, "Tensor", None)
-        if tensor is None:
-            raise TypeError("step_through: array inputs need minigrad.Tensor, which is missing")
-        try:
-            data = np.asarray(x)
-        except ValueError as exc:  # a ragged list
-            raise TypeError(f"step_through: input {name!r} is not an array of numbers ({exc})"
-                            ) from None
-        if data.dtype.kind not in "iubf":
-            raise TypeError(f"step_through: input {name!r} is an array of dtype {data.dtype}; "
-                            "pass numbers (integers become float32)")
-        if data.dtype.kind != "f" or not isinstance(x, np.ndarray):
-            # only floats can require grad: integers (and lists, as Tensor([...])
-            # does) become float32, so that arange(3) works like [0, 1, 2]
-            data = data.astype(np.float32)
-        return tensor(data, requires_grad=True, name=name)
-    raise TypeError(
-        f"step_through: input {name!r} is a {type(x).__name__}; pass numbers, numpy arrays "
-        "or minigrad Values/Tensors"
-    )
-
-
-def _check_scalar(out, fn, args=(), names=()) -> None:
-    fname = getattr(fn, "__name__", "fn")
-    if not (hasattr(out, "parents") and hasattr(out, "backward")):
-        raise TypeError(
-            f"step_through: {fname} returned a {type(out).__name__}, not a minigrad Value or "
-            "Tensor; return the result of minigrad operations on its arguments"
-        )
-    if out.op is None:  # a leaf: backward has no edge to replay
-        given = next((n for a, n in zip(args, names) if a is out), None)
-        what = f"its input {given!r} unchanged" if given else "a leaf (made by no operation)"
-        raise ValueError(
-            f"step_through: {fname} returned {what}, so there is no computation to step "
-            "through; return an expression of its arguments, e.g. lambda a: a * 2"
-        )
-    data = out.data
-    if isinstance(data, np.ndarray) and data.size != 1:
-        raise ValueError(
-            f"step_through: {fname} returned a tensor of shape {tuple(data.shape)}; backward "
-            "needs a scalar, so reduce it first (e.g. return out.sum() or out.mean())"
-        )

@@ -23,6 +23,7 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from .formatting import visible
+from .orders import order_color, order_mark
 
 __all__ = ["text_width", "Cell", "Card", "node_card", "saved_card", "released_card", "box_card",
            "legend_card", "FONT", "FONT_SIZE", "SMALL", "LINE"]
@@ -74,6 +75,7 @@ class Cell:
     size: float = FONT_SIZE
     fill: str | None = None  # its own background and border (legend rows)
     stroke: str | None = None
+    color: str | None = None  # text colour (None: black)
     x: float = 0.0
     y: float = 0.0
     w: float = 0.0
@@ -131,20 +133,30 @@ def _matrix_lines(what: str, preview: str) -> list[str]:
 
 
 def node_card(n, show_attrs: bool, colors: dict, highlighted: bool) -> Card:
-    """The card of graph node ``n`` (a ``ViewNode``), cells in dot's order."""
+    """The card of graph node ``n`` (a ``ViewNode``), cells in dot's order; a node of
+    order >= 1 starts with its mark on a band of its order's colour (``viz.orders``)."""
     fill, border = colors[n.role]
     cls = "node " + n.classes
     outline = 0.0
+    if n.order:
+        border = order_color(n.order)
+    stub = n.stub and not highlighted
+    if stub:  # of an order not shown: one grey dashed outline
+        border, outline = colors["input"][1], 1.0
     if highlighted:
         border, outline = colors["highlight"][1], 3.0
         cls += " highlight"
-    card = Card(n.key, cls, fill, border, [], outline)
+    card = Card(n.key, cls, fill, border, [], outline, cell_borders=not stub, dashed=stub)
 
     def cell(text, **kw):
         return Cell([visible(str(text))], **kw)
 
+    mark = []
+    if n.order:
+        color = order_color(n.order)
+        mark = [cell(order_mark(n.order), bold=True, fill=color, stroke=color, color="white")]
     if n.kind == "scalar":
-        row = []
+        row = list(mark)
         if n.symbol is not None:
             row.append(cell(n.symbol, bold=True))
         if n.name is not None:
@@ -156,7 +168,7 @@ def node_card(n, show_attrs: bool, colors: dict, highlighted: bool) -> Card:
             row.append(cell(n.attrs))
         return _stack(card, [row])
     rows = []
-    head = []
+    head = list(mark)
     if n.symbol is not None:
         head.append(cell(n.symbol, bold=True))
     if n.name is not None:
@@ -200,10 +212,10 @@ def box_card(key: str, lines: list, colors: dict, highlighted: bool) -> Card:
     return _stack(card, rows)
 
 
-def legend_card(entries: list, colors: dict) -> Card:
-    """``entries``: ``(role, title)`` pairs, each shown in its role's colours."""
+def legend_card(entries: list) -> Card:
+    """``entries``: ``(fill, border, text, width, dashed)`` rows (``viz.dot.legend_entries``)."""
     card = Card("legend", "node legend", "#ffffff", "#ffffff", [], cell_borders=False)
     rows = [[Cell(["legend"], bold=True, size=SMALL)]]
-    rows += [[Cell([title], size=SMALL, fill=colors[role][0], stroke=colors[role][1])]
-             for role, title in entries]
+    rows += [[Cell([text], size=SMALL, fill=fill, stroke=border)]
+             for fill, border, text, _, _ in entries]
     return _stack(card, rows)

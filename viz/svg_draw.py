@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from html import escape
 
-from .dot import COLORS, auto_rankdir, box_contents, box_depth, in_frame
+from .dot import COLORS, auto_rankdir, box_contents, box_depth, in_frame, legend_entries
 from .formatting import visible
 from .layout import ARROW, layout
 from .svg_cards import (
@@ -40,13 +40,6 @@ __all__ = ["render_svg"]
 MARGIN = 4.0
 _EDGE = "#475569"
 _TITLE = 10.0  # cluster title font size
-_ROLE_TITLES = (  # the legend, as viz.dot writes it
-    ("param", "parameter (leaf, requires grad)"),
-    ("input", "input / constant (leaf)"),
-    ("intermediate", "op result"),
-    ("output", "output / loss"),
-    ("saved", "saved for backward"),
-)
 
 
 def render_svg(view: GraphView, *, rankdir: str = "auto", show_attrs: bool = False,
@@ -122,9 +115,7 @@ def render_svg(view: GraphView, *, rankdir: str = "auto", show_attrs: bool = Fal
         out.append(_card(card, x + MARGIN, y + top))
     width, height = placed.width, placed.height
     if legend:
-        roles = [r for r in _ROLE_TITLES if r[0] != "saved"
-                 or any(n.saved or n.saved is None for n in view.nodes)]
-        card = legend_card(roles, COLORS)
+        card = legend_card(legend_entries(view))
         out.append(_card(card, MARGIN, top + height + 12))
         height += 12 + card.h
         width = max(width, card.w)
@@ -185,9 +176,10 @@ def _card(card: Card, x: float, y: float) -> str:
         for k, line in enumerate(c.lines):
             base = first + k * step + c.size * 0.95  # baseline: one ascent below the line top
             if c.align == "left":
-                out.append(_text(line, cx + PAD_X, base, c.size, bold=c.bold))
+                out.append(_text(line, cx + PAD_X, base, c.size, bold=c.bold, color=c.color))
             else:
-                out.append(_text(line, cx + c.w / 2, base, c.size, bold=c.bold, anchor="middle"))
+                out.append(_text(line, cx + c.w / 2, base, c.size, bold=c.bold, anchor="middle",
+                                 color=c.color))
     out.append("</g>")
     return "\n".join(out)
 

@@ -22,8 +22,8 @@ from .graph import strip_prolog
 from .view import node_key
 
 __all__ = [
-    "STATE_RULES", "SvgTemplate", "css", "script", "state_css", "svg_template",
-    "companion_strings", "grad_strings",
+    "STATE_RULES", "NEW_COLOR", "NEW_FILL", "SvgTemplate", "css", "script", "state_css",
+    "svg_template", "companion_strings", "grad_strings",
 ]
 
 _TAG = re.compile(r"<g\b[^>]*>")
@@ -268,6 +268,7 @@ def _with_attrs(open_tag: str, attrs: str, cls: str | None = None) -> str:
 # id rules (the widget, which cannot run scripts).  Every per-step selector ends
 # in an id, which browsers match in constant time: a 300-node graph restyles in
 # milliseconds (``:is(#a,#b,…) > polygon``-style selectors took ~150 ms).
+NEW_COLOR, NEW_FILL = "#ca8a04", "#fef9c3"  # "new": just built (create_graph)
 STATE_RULES = (
     ("hidden", None, "", "opacity:0"),
     ("has-grad", "node", "s", "stroke:#2ca02c;stroke-width:2px"),
@@ -281,6 +282,10 @@ STATE_RULES = (
     ("current", "node", "", "stroke:currentColor;stroke-width:0.35px"),
     ("current", "edge", "p", "stroke:#d62728;stroke-width:3px"),
     ("current", "edge", "a", "stroke:#d62728;fill:#d62728"),
+    # a node a create_graph backward just built, and the edges into it
+    ("new", "node", "s", f"stroke:{NEW_COLOR};stroke-width:3.5px;fill:{NEW_FILL}"),
+    ("new", "edge", "p", f"stroke:{NEW_COLOR};stroke-width:2.5px"),
+    ("new", "edge", "a", f"stroke:{NEW_COLOR};fill:{NEW_COLOR}"),
 )
 _KIND_PREFIX = {"node": "n_", "edge": "e_", None: ""}
 # A saved value backward has freed: faded, its text struck through (a companion

@@ -25,6 +25,10 @@ output        a root you asked to see (the loss)                   green
 saved         a value an op kept for backward (``show_saved``)     orange
 ============  ===================================================  ============
 
+Derivative orders: ``ViewNode.order`` is the pass that built the node (0: the
+forward computation, 1: a first derivative's graph ...; ``viz.orders``), and
+``orders=`` keeps some orders only, with stubs for the nodes they use.
+
 Element names are stable: node ``n_<id>``, edge ``e_<child>_<parent>_<slot>``,
 saved value ``s_<id>_<k>``, where ``<id>`` is the node's counter id (never
 Python's ``id()``).
@@ -51,6 +55,7 @@ from .formatting import (
     visible,
 )
 from .options import UNSET, DisplayOptions, resolve
+from .orders import order_class, select_orders
 
 __all__ = [
     "ROLES",
@@ -137,6 +142,8 @@ class ViewNode:
     scope: tuple = ()  # module path the node was created in
     inputs: tuple = ()  # parent ids, in slot order (duplicates kept)
     node: Any = field(default=None, repr=False)  # the graph node itself
+    order: int = 0  # derivative order: 0 forward, 1 built by a create_graph backward ...
+    stub: bool = False  # of an order not shown, kept because a shown node uses it
 
     @property
     def classes(self) -> str:
@@ -144,6 +151,10 @@ class ViewNode:
         parts = ["leaf" if self.is_leaf else "op", self.role, self.kind]
         if self.custom:
             parts.append("function")
+        if self.order:
+            parts.append(order_class(self.order))
+        if self.stub:
+            parts.append("stub")
         return " ".join(parts)
 
 
@@ -207,6 +218,7 @@ def grad_label(data, grad, *, digits: int = DIGITS, preview: int = 6, width: int
     """
     if grad is None:
         return f"grad {NO_GRAD}"
+    grad = _raw(grad)
     if isinstance(data, np.ndarray):
         g = np.asarray(grad)
         if data.size <= preview:
@@ -335,6 +347,7 @@ def build_view(
     width: int | None = UNSET,
     preview: int = UNSET,
     saved_values: dict | None = UNSET,
+    orders=UNSET,
 ) -> GraphView:
     """Walk the graph behind ``roots`` (iteratively) into a ``GraphView``.
 
@@ -351,12 +364,14 @@ def build_view(
     before summarising.  ``saved_values`` (``{node id: saved tuple}``) stands
     in for what a node's backward already released: ``viz.Stepper`` passes
     the values it kept at record time, so a replay shows what backward used.
+    ``orders`` keeps some derivative orders only (``viz.orders``).
     """
     from minigrad.autograd.graph import topological_order
+    from minigrad.memory import derivative_orders
 
     opts = resolve("viz", options, dict(
         params=params, scopes=scopes, show_grad=show_grad, show_saved=show_saved,
-        digits=digits, width=width, preview=preview, saved_values=saved_values))
+        digits=digits, width=width, preview=preview, saved_values=saved_values, orders=orders))
     root_nodes, recorded = as_roots(roots)
     order = topological_order(recorded if recorded is not None else root_nodes)
     root_ids = tuple(dict.fromkeys(r.id for r in root_nodes))
@@ -372,10 +387,14 @@ def build_view(
     scope_of = _scope_reader(scopes)
 
     nodes, edges = [], []
+    orders = derivative_orders(order)
     for node in order:
-        nodes.append(_view_node(node, node.id in root_set, names, scope_of, opts))
+        vn = _view_node(node, node.id in root_set, names, scope_of, opts)
+        vn.order = orders[node.id]
+        nodes.append(vn)
         for slot, parent in enumerate(node.parents):
             edges.append(ViewEdge(node.id, parent.id, slot))
+    nodes, edges, root_ids = select_orders(nodes, edges, root_ids, opts.orders)
     return GraphView(nodes, edges, root_ids, _clusters(nodes, scopes))
 
 
@@ -391,7 +410,7 @@ def _view_node(node, is_root, names, scope_of, opts):
     else:
         role = "intermediate"
     data = node.data
-    grad = node.grad
+    grad = _raw(node.grad)
     tensor = isinstance(data, np.ndarray)
     label = node.label
     vn = ViewNode(
@@ -447,6 +466,11 @@ def _view_node(node, is_root, names, scope_of, opts):
                 saved = opts.saved_values.get(node.id)
             vn.saved = _saved_items(node, saved, digits, width, preview)
     return vn
+
+
+def _raw(grad):
+    """A gradient as numbers: after ``create_graph=True`` it is a node; show its data."""
+    return grad.data if is_node(grad) else grad
 
 
 def _norm(g) -> float:
