@@ -22,6 +22,7 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass, field
 
+from .dot import scalar_fields
 from .formatting import visible
 
 __all__ = ["text_width", "Cell", "Card", "node_card", "saved_card", "released_card", "box_card",
@@ -130,8 +131,10 @@ def _matrix_lines(what: str, preview: str) -> list[str]:
     return lines
 
 
-def node_card(n, show_attrs: bool, colors: dict, highlighted: bool) -> Card:
-    """The card of graph node ``n`` (a ``ViewNode``), cells in dot's order."""
+def node_card(n, show_attrs: bool, colors: dict, highlighted: bool,
+              stacked: bool = False) -> Card:
+    """The card of graph node ``n`` (a ``ViewNode``), cells in dot's order; a ``stacked``
+    scalar card has one field a row (``viz.dot.stacks_fields``), as dot draws it."""
     fill, border = colors[n.role]
     cls = "node " + n.classes
     outline = 0.0
@@ -144,17 +147,8 @@ def node_card(n, show_attrs: bool, colors: dict, highlighted: bool) -> Card:
         return Cell([visible(str(text))], **kw)
 
     if n.kind == "scalar":
-        row = []
-        if n.symbol is not None:
-            row.append(cell(n.symbol, bold=True))
-        if n.name is not None:
-            row.append(cell(n.name))
-        row.append(cell(f"data {n.data}"))
-        if n.grad_label is not None:
-            row.append(cell(n.grad_label))
-        if show_attrs and n.attrs:
-            row.append(cell(n.attrs))
-        return _stack(card, [row])
+        row = [cell(text, bold=bold) for text, bold in scalar_fields(n, show_attrs)]
+        return _stack(card, [[c] for c in row] if stacked else [row])
     rows = []
     head = []
     if n.symbol is not None:
