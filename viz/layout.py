@@ -32,6 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .layout_order import RankOrder, block_of, is_a
+from .layout_rank import tighten
 
 __all__ = ["layout", "Layout", "Route", "NODESEP", "RANKSEP", "PAD", "ARROW"]
 
@@ -162,8 +163,7 @@ class _Layered:
         for k in reversed(topo):  # pull sources (and fan-out nodes) toward their consumers
             if succ[k] and len(succ[k]) > len(pred[k]):
                 rank[k] = max(rank[k], min(rank[s] for s in succ[k]) - 1)
-        low = min(rank.values())
-        self.rank = {k: r - low for k, r in rank.items()}
+        self.rank = tighten(rank, [(a, b) for _, a, b in self.flow])
         self.nranks = max(self.rank.values()) + 1
 
     # ----------------------------------------------------------------- 2. dummies
@@ -266,9 +266,14 @@ class _Layered:
                 indeg[s] -= 1
                 if not indeg[s]:
                     ready.append(s)
-        x = {}
+        least, right = {}, {}  # each centre's least distance from the block's start, and end
         for r in topo:
-            x[r] = max((x[p] + g for p, g in before[r]), default=0.0)
+            least[r] = max([size[r] / 2] + [least[p] + g for p, g in before[r]])
+        for r in reversed(topo):
+            right[r] = max([size[r] / 2] + [right[s] + g for s, g in after[r]])
+        width = max((least[r] + right[r] for r in topo), default=0.0)  # the widest rank, packed
+        most = {r: width - right[r] for r in topo}
+        x = dict(least)
 
         def wanted(x, r):
             return _median([x[j] + d for j, d in nb[r]]) if nb[r] else x[r]
@@ -276,9 +281,10 @@ class _Layered:
         for _ in range(ROUNDS):  # the mean of two feasible placements is feasible
             down, up = dict(x), dict(x)
             for r in topo:
-                down[r] = max([wanted(down, r)] + [down[p] + g for p, g in before[r]])
+                down[r] = min(most[r], max([wanted(down, r)] + [down[p] + g
+                                                               for p, g in before[r]]))
             for r in reversed(topo):
-                up[r] = min([wanted(up, r)] + [up[s] - g for s, g in after[r]])
+                up[r] = max(least[r], min([wanted(up, r)] + [up[s] - g for s, g in after[r]]))
             x = {r: (down[r] + up[r]) / 2 for r in x}
         lo = min((x[r] - size[r] / 2 for r in size), default=0.0)
         hi = max((x[r] + size[r] / 2 for r in size), default=0.0)
