@@ -3,11 +3,12 @@
 ``layout()`` places boxes of given sizes for a directed graph the way ``dot``
 does (Sugiyama's recipe), in four simple, deterministic steps:
 
-1. **ranks**: each node one rank after its latest input (longest path); then a
-   node with more outputs than inputs (a leaf, a saved value) moves forward to
-   sit just before its first consumer, so a bias feeding the last op is drawn
-   next to it, not at the far left.  A cycle (a module box used twice) is
-   broken by drawing its back edge reversed.
+1. **ranks**: each node one rank after its latest input (longest path), a node
+   with more outputs than inputs (a leaf, a saved value) just before its first
+   consumer; then ``viz.layout_rank`` shortens the edges in total, as dot does,
+   so a neuron's products each sit just before the sum that takes them instead
+   of all in one crowded rank.  A cycle (a module box used twice) is broken by
+   drawing its back edge reversed.
 2. **dummies**: an edge spanning several ranks gets an invisible node in each
    rank it crosses: it has its own lane and never runs through a box.
 3. **order** (``viz.layout_order``): barycenter sweeps, down and up, keeping
@@ -22,6 +23,9 @@ does (Sugiyama's recipe), in four simple, deterministic steps:
    ``min(highest allowed, wanted)`` after its successors, so each sweep ends
    with all gaps respected; the two results are averaged (still respecting
    them), which keeps either direction from pushing the drawing to one side.
+   Every item also stays within the block's narrowest width, its widest rank
+   packed: an item has as much room as that rank leaves it, so pulling items
+   toward their neighbours never makes the picture wider than it must be.
 
 Everything is computed along a *rank axis* (the flow of the edges) and a
 *cross axis*, then mapped to x/y for ``rankdir`` (LR, RL, TB, BT).
