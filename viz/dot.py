@@ -59,7 +59,8 @@ from .orders import legend_orders, order_color, order_fill, order_mark, order_ti
 from .view import GraphView, cluster_key
 
 __all__ = ["to_dot", "render_dot", "box_summary", "box_contents", "auto_rankdir", "in_frame",
-           "legend_entries", "Dot", "COLORS", "RANKDIRS", "MODULES"]
+           "legend_entries", "stacks_fields", "scalar_fields", "Dot", "COLORS", "RANKDIRS",
+           "MODULES"]
 
 
 #: (fill, border) per role; "highlight" is the border of highlighted nodes.
@@ -118,7 +119,7 @@ def render_dot(
         where[n.id] = boxes.get(n.id, n.key)
     if rankdir == "auto":
         rankdir = _auto_rankdir(view, boxes, where, show_attrs)
-    stacked = rankdir in ("TB", "BT")
+    stacked = stacks_fields(rankdir)
     lines = [
         "digraph minigrad {",
         f'  graph [rankdir={rankdir}, fontname="{_FONT}", fontsize=12, nodesep=0.25, '
@@ -247,6 +248,26 @@ def _mark_td(order: int) -> str:
             f"</b></font></td>")
 
 
+def stacks_fields(rankdir: str) -> bool:
+    """Does a scalar node stack its fields one per row?  Drawn top to bottom (or bottom
+    to top) width is what the picture lacks; both renderers ask here, so they agree."""
+    return rankdir in ("TB", "BT")
+
+
+def scalar_fields(n, show_attrs: bool) -> list[tuple[str, bool]]:
+    """A scalar node's fields in the order both renderers draw them, ``(text, bold)``:
+    op symbol, name, data, grad, attrs (the stepper finds the grad text by this order)."""
+    fields = [(n.symbol, True)] if n.symbol is not None else []
+    if n.name is not None:
+        fields.append((n.name, False))
+    fields.append((f"data {n.data}", False))
+    if n.grad_label is not None:
+        fields.append((n.grad_label, False))
+    if show_attrs and n.attrs:
+        fields.append((n.attrs, False))
+    return fields
+
+
 def _node_line(n, show_attrs: bool, highlighted: bool, stacked: bool = False) -> str:
     fill, border = COLORS[n.role]
     width = 0
@@ -268,16 +289,8 @@ def _node_line(n, show_attrs: bool, highlighted: bool, stacked: bool = False) ->
     )
     mark = _mark_td(n.order) if n.order else ""
     if n.kind == "scalar":
-        cells = [mark] if mark else []
-        if n.symbol is not None:
-            cells.append(_td(n.symbol, bold=True))
-        if n.name is not None:
-            cells.append(_td(n.name))
-        cells.append(_td(f"data {n.data}"))
-        if n.grad_label is not None:
-            cells.append(_td(n.grad_label))
-        if show_attrs and n.attrs:
-            cells.append(_td(n.attrs))
+        cells = ([mark] if mark else []) + [
+            _td(text, bold=bold) for text, bold in scalar_fields(n, show_attrs)]
         if stacked:  # one field a row: a narrow node for a top-to-bottom picture
             rows = ["<tr>" + cell + "</tr>" for cell in cells]
         else:

@@ -3,11 +3,12 @@
 ``layout()`` places boxes of given sizes for a directed graph the way ``dot``
 does (Sugiyama's recipe), in four simple, deterministic steps:
 
-1. **ranks**: each node one rank after its latest input (longest path); then a
-   node with more outputs than inputs (a leaf, a saved value) moves forward to
-   sit just before its first consumer, so a bias feeding the last op is drawn
-   next to it, not at the far left.  A cycle (a module box used twice) is
-   broken by drawing its back edge reversed.
+1. **ranks**: each node one rank after its latest input (longest path), a node
+   with more outputs than inputs (a leaf, a saved value) just before its first
+   consumer; then ``viz.layout_rank`` shortens the edges in total, as dot does,
+   so a neuron's products each sit just before the sum that takes them instead
+   of all in one crowded rank.  A cycle (a module box used twice) is broken by
+   drawing its back edge reversed.
 2. **dummies**: an edge spanning several ranks gets an invisible node in each
    rank it crosses: it has its own lane and never runs through a box.
 3. **order** (``viz.layout_order``): barycenter sweeps, down and up, keeping
@@ -22,6 +23,9 @@ does (Sugiyama's recipe), in four simple, deterministic steps:
    ``min(highest allowed, wanted)`` after its successors, so each sweep ends
    with all gaps respected; the two results are averaged (still respecting
    them), which keeps either direction from pushing the drawing to one side.
+   Every item also stays within the block's narrowest width, its widest rank
+   packed: an item has as much room as that rank leaves it, so pulling items
+   toward their neighbours never makes the picture wider than it must be.
 
 Everything is computed along a *rank axis* (the flow of the edges) and a
 *cross axis*, then mapped to x/y for ``rankdir`` (LR, RL, TB, BT).
@@ -32,6 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .layout_order import RankOrder, block_of, is_a
+from .layout_rank import tighten
 
 __all__ = ["layout", "Layout", "Route", "NODESEP", "RANKSEP", "PAD", "ARROW"]
 
@@ -162,8 +167,7 @@ class _Layered:
         for k in reversed(topo):  # pull sources (and fan-out nodes) toward their consumers
             if succ[k] and len(succ[k]) > len(pred[k]):
                 rank[k] = max(rank[k], min(rank[s] for s in succ[k]) - 1)
-        low = min(rank.values())
-        self.rank = {k: r - low for k, r in rank.items()}
+        self.rank = tighten(rank, [(a, b) for _, a, b in self.flow])
         self.nranks = max(self.rank.values()) + 1
 
     # ----------------------------------------------------------------- 2. dummies
@@ -266,9 +270,14 @@ class _Layered:
                 indeg[s] -= 1
                 if not indeg[s]:
                     ready.append(s)
-        x = {}
+        least, right = {}, {}  # each centre's least distance from the block's start, and end
         for r in topo:
-            x[r] = max((x[p] + g for p, g in before[r]), default=0.0)
+            least[r] = max([size[r] / 2] + [least[p] + g for p, g in before[r]])
+        for r in reversed(topo):
+            right[r] = max([size[r] / 2] + [right[s] + g for s, g in after[r]])
+        width = max((least[r] + right[r] for r in topo), default=0.0)  # the widest rank, packed
+        most = {r: width - right[r] for r in topo}
+        x = dict(least)
 
         def wanted(x, r):
             return _median([x[j] + d for j, d in nb[r]]) if nb[r] else x[r]
@@ -276,9 +285,10 @@ class _Layered:
         for _ in range(ROUNDS):  # the mean of two feasible placements is feasible
             down, up = dict(x), dict(x)
             for r in topo:
-                down[r] = max([wanted(down, r)] + [down[p] + g for p, g in before[r]])
+                down[r] = min(most[r], max([wanted(down, r)] + [down[p] + g
+                                                               for p, g in before[r]]))
             for r in reversed(topo):
-                up[r] = min([wanted(up, r)] + [up[s] - g for s, g in after[r]])
+                up[r] = max(least[r], min([wanted(up, r)] + [up[s] - g for s, g in after[r]]))
             x = {r: (down[r] + up[r]) / 2 for r in x}
         lo = min((x[r] - size[r] / 2 for r in size), default=0.0)
         hi = max((x[r] + size[r] / 2 for r in size), default=0.0)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass, field
 
+from .dot import scalar_fields
 from .formatting import visible
 from .orders import order_color, order_mark
 
@@ -132,9 +133,11 @@ def _matrix_lines(what: str, preview: str) -> list[str]:
     return lines
 
 
-def node_card(n, show_attrs: bool, colors: dict, highlighted: bool) -> Card:
-    """The card of graph node ``n`` (a ``ViewNode``), cells in dot's order; a node of
-    order >= 1 starts with its mark on a band of its order's colour (``viz.orders``)."""
+def node_card(n, show_attrs: bool, colors: dict, highlighted: bool,
+              stacked: bool = False) -> Card:
+    """The card of graph node ``n`` (a ``ViewNode``), cells in dot's order; a ``stacked``
+    scalar card has one field a row (``viz.dot.stacks_fields``), as dot draws it; a node
+    of order >= 1 starts with its mark on a band of its order's colour (``viz.orders``)."""
     fill, border = colors[n.role]
     cls = "node " + n.classes
     outline = 0.0
@@ -156,17 +159,8 @@ def node_card(n, show_attrs: bool, colors: dict, highlighted: bool) -> Card:
         color = order_color(n.order)
         mark = [cell(order_mark(n.order), bold=True, fill=color, stroke=color, color="white")]
     if n.kind == "scalar":
-        row = list(mark)
-        if n.symbol is not None:
-            row.append(cell(n.symbol, bold=True))
-        if n.name is not None:
-            row.append(cell(n.name))
-        row.append(cell(f"data {n.data}"))
-        if n.grad_label is not None:
-            row.append(cell(n.grad_label))
-        if show_attrs and n.attrs:
-            row.append(cell(n.attrs))
-        return _stack(card, [row])
+        row = list(mark) + [cell(text, bold=bold) for text, bold in scalar_fields(n, show_attrs)]
+        return _stack(card, [[c] for c in row] if stacked else [row])
     rows = []
     head = list(mark)
     if n.symbol is not None:

@@ -16,7 +16,15 @@ from __future__ import annotations
 
 from html import escape
 
-from .dot import COLORS, auto_rankdir, box_contents, box_depth, in_frame, legend_entries
+from .dot import (
+    COLORS,
+    auto_rankdir,
+    box_contents,
+    box_depth,
+    in_frame,
+    legend_entries,
+    stacks_fields,
+)
 from .formatting import visible
 from .layout import ARROW, layout
 from .svg_cards import (
@@ -59,7 +67,8 @@ def render_svg(view: GraphView, *, rankdir: str = "auto", show_attrs: bool = Fal
     for n in view.nodes:
         if n.id in boxes:
             continue
-        cards[n.key] = node_card(in_frame(n, modules), show_attrs, COLORS, n.id in highlight)
+        cards[n.key] = node_card(in_frame(n, modules), show_attrs, COLORS, n.id in highlight,
+                                 stacks_fields(rankdir))
         if modules == "cluster":
             scopes[n.key] = n.scope
         extra = [saved_card(item, COLORS) for item in n.saved] if n.saved else []

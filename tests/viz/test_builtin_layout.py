@@ -10,6 +10,7 @@ Geometry is checked as relations (inside, apart, touching), never as coordinates
 from __future__ import annotations
 
 import os
+import random
 import re
 import subprocess
 import sys
@@ -21,11 +22,12 @@ import pytest
 import minigrad as mg
 import viz
 from minigrad import Value
+from minigrad.nn.scalar import MLP
 from minigrad.nn.scope import record_scopes, scope
 from tests._graphs import Cube, neuron
 from tests._helpers import ROOT
 from viz.graph import layout_engine
-from viz.layout import layout
+from viz.layout import NODESEP, layout
 from viz.stepper import Stepper, step_through
 from viz.view import cluster_key
 
@@ -94,6 +96,7 @@ GRAPHS = {
     "module boxes": lambda: _modules(modules="box"),
     "module boxes, depth 1": lambda: _modules(modules="box", depth=1),
     "top to bottom": lambda: _tensor_mlp(rankdir="TB", legend=True),
+    "scalar neuron, top to bottom": lambda: _neuron(rankdir="TB", show_saved=True),
 }
 
 
@@ -285,6 +288,43 @@ def test_a_few_hundred_nodes_lay_out_without_overlaps():
             if b[0] >= a[0] + a[2]:
                 break
             assert apart(a, b)
+
+
+@pytest.mark.parametrize("rankdir, rows", [("TB", "stacked"), ("BT", "stacked"), ("LR", 1)])
+def test_scalar_nodes_stack_their_fields_top_to_bottom_as_dot_does(rankdir, rows):
+    g = _neuron(rankdir=rankdir, layout="builtin")
+    found = groups(ET.fromstring(g.svg()))
+    for n in g.view.nodes:
+        line = next(x for x in g.source.splitlines() if x.strip().startswith(f"{n.key} ["))
+        assert line.count("<tr>") == (len(texts(found[n.key])) if rows == "stacked" else rows)
+        baselines = {t.get("y") for t in found[n.key].iter(f"{SVG}text")}
+        assert len(baselines) == line.count("<tr>")  # one text a row, as in dot's table
+
+
+def test_a_picture_is_as_wide_as_its_widest_rank_packed():
+    """Six inputs of one sum, whose result runs down a chain: the inputs' rank sets the width."""
+    sizes = {f"x{i}": (50.0, 20.0) for i in range(6)}
+    sizes.update({f"c{i}": (40.0, 20.0) for i in range(5)})
+    edges = [(f"x{i}", "c0") for i in range(6)] + [(f"c{i}", f"c{i + 1}") for i in range(4)]
+    edges += [("x0", "c4"), ("x5", "c3")]  # long edges: lanes through the chain's ranks
+    placed = layout(sizes, edges, rankdir="TB")
+    assert placed.width == pytest.approx(6 * 50.0 + 5 * NODESEP)
+    lr = layout(sizes, edges, rankdir="LR")
+    assert lr.height == pytest.approx(6 * 20.0 + 5 * NODESEP)
+
+
+def test_the_scalar_mlp_top_to_bottom_is_far_narrower_than_left_to_right():
+    """The 120-node MLP of the lessons, unnamed as in the player: stacked fields, short
+    edges and packed ranks make it a third as wide top to bottom as left to right (each
+    alone does not: 0.48, 0.38 and 0.82 of it)."""
+    model = MLP(3, [4, 4, 1], rng=random.Random(0))
+    loss = (model([Value(v, label=f"x{i}") for i, v in enumerate((0.5, -1.0, 2.0))]) - 1.0) ** 2
+    loss.backward()
+    widths = {}
+    for rankdir in ("auto", "LR"):
+        svg = viz.draw(loss, layout="builtin", rankdir=rankdir, params=()).svg()
+        widths[rankdir] = float(re.search(r'width="([\d.]+)pt"', svg).group(1))
+    assert widths["auto"] < widths["LR"] / 3
 
 
 def test_layout_places_given_sizes_in_clusters():
