@@ -59,6 +59,7 @@ from .orders import legend_orders, order_color, order_fill, order_mark, order_ti
 from .view import GraphView, cluster_key
 
 __all__ = ["to_dot", "render_dot", "box_summary", "box_contents", "auto_rankdir", "in_frame",
+           "drawn_edges",
            "legend_entries", "stacks_fields", "scalar_fields", "Dot", "COLORS", "RANKDIRS",
            "MODULES"]
 
@@ -152,17 +153,8 @@ def render_dot(
         lines.extend("  " + line for line in body.get((), []))
 
     # Edges, in (child, slot) order; into a module box only once per pair.
-    seen = set()
     n_edges = 0
-    for e in view.edges:
-        src, dst = where[e.parent], where[e.child]
-        if src == dst:
-            continue
-        collapsed = src != f"n_{e.parent}" or dst != f"n_{e.child}"
-        if collapsed:
-            if (src, dst) in seen:
-                continue
-            seen.add((src, dst))
+    for e, src, dst, collapsed in drawn_edges(view, where):
         cls = "data"
         if collapsed:
             cls += " collapsed"
@@ -394,6 +386,23 @@ def _boxes(view, depth: int | None) -> dict[int, str]:
     if depth is None:
         depth = box_depth(view)
     return {n.id: cluster_key(n.scope[:depth]) for n in view.nodes if len(n.scope) >= depth}
+
+
+def drawn_edges(view, where):
+    """``(edge, src key, dst key, collapsed)`` for each edge a picture draws, in (child,
+    slot) order: an edge inside one module box is not drawn, and an edge into or out of
+    a box is drawn once per pair of keys (``where``: node id -> the key it is drawn as)."""
+    seen = set()
+    for e in view.edges:
+        src, dst = where[e.parent], where[e.child]
+        if src == dst:
+            continue
+        collapsed = src != f"n_{e.parent}" or dst != f"n_{e.child}"
+        if collapsed:
+            if (src, dst) in seen:
+                continue
+            seen.add((src, dst))
+        yield e, src, dst, collapsed
 
 
 def in_frame(n, modules):

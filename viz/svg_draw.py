@@ -21,6 +21,7 @@ from .dot import (
     auto_rankdir,
     box_contents,
     box_depth,
+    drawn_edges,
     in_frame,
     legend_entries,
     stacks_fields,
@@ -81,16 +82,7 @@ def render_svg(view: GraphView, *, rankdir: str = "auto", show_attrs: bool = Fal
         cards[key] = box_card(key, lines, COLORS, lit)
 
     edges = []  # (id, class, src, dst, slot label or None, highlighted)
-    seen = set()
-    for e in view.edges:
-        src, dst = where[e.parent], where[e.child]
-        if src == dst:
-            continue
-        collapsed = src != f"n_{e.parent}" or dst != f"n_{e.child}"
-        if collapsed:
-            if (src, dst) in seen:
-                continue
-            seen.add((src, dst))
+    for e, src, dst, collapsed in drawn_edges(view, where):
         lit = e.parent in highlight and e.child in highlight
         cls = "edge data" + (" collapsed" if collapsed else "") + (" highlight" if lit else "")
         label = None
