@@ -57,7 +57,7 @@ EXERCISES: tuple[Exercise, ...] = (
              ("cross_entropy", "cross_entropy_backward")),
     Exercise("ex16", "ex16_conv2d", 10, "conv2d as im2col + one matmul", ("im2col", "conv2d")),
     Exercise("ex17", "ex17_newton_hvp", 11,
-             "second derivatives with autograd.grad: a Newton step, a Hessian-vector product",
+             "a Newton step and a Hessian-vector product with autograd.grad",
              ("newton_step", "hvp")),
     Exercise("ex18", "ex18_gradient_penalty", 11,
              "a gradient penalty and its gradient with respect to the weights",
