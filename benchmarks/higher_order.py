@@ -16,7 +16,10 @@ product without forming the Hessian, by double backward::
 
 Each run is a separate process; runs alternate; we report medians over
 ``--repeats`` and the ratio minigrad/torch from the same run, with the machine's
-default BLAS threads and with one.  Target: minigrad <= 2x PyTorch.  The
+default BLAS threads and with one.  Target: minigrad <= 2x PyTorch.  On a shared
+machine the runs of one implementation can differ severalfold (a neighbour takes a
+core, and OpenBLAS's spinning threads suffer most), so the ratio of each side's
+fastest run is printed as well.  The
 workers print ``Hv · v`` (the curvature along v) as a check that both compute
 the same thing, and minigrad's graph sizes per derivative order: order 0 is the
 forward pass (and the ``sum(g·v)`` built on the gradients), order 1 the graph
@@ -196,6 +199,10 @@ def _compare(impls, steps, threads, repeats):
         print(f"ratio minigrad/torch, Hv = {est['minigrad'] / est['torch']:.3f}  (target <= 2; "
               f"gradient alone {est['minigrad-1st'] / est['torch-1st']:.3f}; {threads} BLAS "
               f"thread{'s' * (threads != 1)})")
+        quiet = {impl: min(r["step"] for r in res[impl]) for impl in ("minigrad", "torch")}
+        print(f"ratio minigrad/torch, Hv, quietest runs = "
+              f"{quiet['minigrad'] / quiet['torch']:.3f}  (each side's fastest run: the figure "
+              f"least disturbed by neighbours)")
         a, b = res["minigrad"][0]["value"], res["torch"][0]["value"]
         print(f"same Hv·v as torch (to 1e-3 relative): {abs(a - b) <= 1e-3 * abs(b)}")
     busy = spread_mark("minigrad", [r["step"] for r in res["minigrad"]])
