@@ -18,8 +18,10 @@ Each run is a separate process; runs alternate; we report medians over
 ``--repeats`` and the ratio minigrad/torch from the same run, with the machine's
 default BLAS threads and with one.  Target: minigrad <= 2x PyTorch.  On a shared
 machine the runs of one implementation can differ severalfold (a neighbour takes a
-core, and OpenBLAS's spinning threads suffer most), so the ratio of each side's
-fastest run is printed as well.  The
+core, and OpenBLAS's spinning threads suffer most), so two more ratios are printed:
+each side's fastest run, and the process CPU time per step, which does not count
+the time spent waiting for a core (with one thread the figure to trust on a busy
+machine; with more it also counts BLAS threads spinning).  The
 workers print ``Hv · v`` (the curvature along v) as a check that both compute
 the same thing, and minigrad's graph sizes per derivative order: order 0 is the
 forward pass (and the ``sum(g·v)`` built on the gradients), order 1 the graph
@@ -34,6 +36,7 @@ import argparse
 import json
 import os
 import sys
+import time
 from collections import Counter
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -145,12 +148,13 @@ def worker(impl: str, steps: int, threads: int) -> dict:
     batches = [(X[i:i + BATCH], y[i:i + BATCH]) for i in range(0, len(X), BATCH)]
     for x, t in batches[:WARMUP]:
         step(x, t)
-    times, values = [], []
+    times, cpu, values = [], [], []
     for x, t in batches[WARMUP:]:
-        t0 = timer()
+        t0, c0 = timer(), time.process_time()
         values.append(step(x, t))
         times.append(timer() - t0)
-    return {"step": median(times), "value": values[0], "steps": len(times)}
+        cpu.append(time.process_time() - c0)
+    return {"step": median(times), "cpu": median(cpu), "value": values[0], "steps": len(times)}
 
 
 def main():
@@ -203,6 +207,12 @@ def _compare(impls, steps, threads, repeats):
         print(f"ratio minigrad/torch, Hv, quietest runs = "
               f"{quiet['minigrad'] / quiet['torch']:.3f}  (each side's fastest run: the figure "
               f"least disturbed by neighbours)")
+        cpu = {impl: median([r["cpu"] for r in res[impl]]) for impl in ("minigrad", "torch")}
+        why = ("the figure to trust on a busy machine" if threads == 1 else
+               "with several threads it also counts BLAS threads spinning")
+        print(f"ratio minigrad/torch, Hv, CPU time = {cpu['minigrad'] / cpu['torch']:.3f}  "
+              f"({1e3 * cpu['minigrad']:.2f} / {1e3 * cpu['torch']:.2f} ms of process CPU time "
+              f"per step, blind to waiting for a core: {why})")
         a, b = res["minigrad"][0]["value"], res["torch"][0]["value"]
         print(f"same Hv·v as torch (to 1e-3 relative): {abs(a - b) <= 1e-3 * abs(b)}")
     busy = spread_mark("minigrad", [r["step"] for r in res["minigrad"]])
