@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import sys
 import time
 from collections import Counter
@@ -56,6 +57,13 @@ from mlp import BATCH, SIZES, init_weights, make_data  # noqa: E402
 
 WARMUP = 5  # steps run before the clock starts (BLAS and allocator warm-up)
 IMPLS = ("minigrad", "minigrad-1st")
+# glibc hands free memory at the top of the heap back to the OS, and the next large
+# array page-faults it in again (see TUNED_MALLOC in tensor_ops.py).  One Hv makes
+# and drops several arrays the size of the first weight matrix (800 kB), so with the
+# default allocator minigrad pays ~1,350 page faults a step (PyTorch, whose tensors
+# are freed in a different order, ~50-150).  The second table keeps the heap, for
+# every implementation: what remains is the engines' own cost.
+TUNED_MALLOC = {"MALLOC_TRIM_THRESHOLD_": str(1 << 30), "MALLOC_MMAP_THRESHOLD_": str(1 << 28)}
 
 
 def directions(seed=3):
@@ -149,12 +157,15 @@ def worker(impl: str, steps: int, threads: int) -> dict:
     for x, t in batches[:WARMUP]:
         step(x, t)
     times, cpu, values = [], [], []
+    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
     for x, t in batches[WARMUP:]:
         t0, c0 = timer(), time.process_time()
         values.append(step(x, t))
         times.append(timer() - t0)
         cpu.append(time.process_time() - c0)
-    return {"step": median(times), "cpu": median(cpu), "value": values[0], "steps": len(times)}
+    faults = (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults) / len(times)
+    return {"step": median(times), "cpu": median(cpu), "value": values[0], "steps": len(times),
+            "faults": faults}
 
 
 def main():
@@ -177,25 +188,29 @@ def main():
     print("minigrad's graph for one Hv, nodes per derivative order: "
           + ", ".join(f"order {k}: {n}" for k, n in counts.items())
           + f" (total {sum(counts.values())}; the second backward records none)")
-    for threads in [args.threads] if args.threads else [os.cpu_count() or 1, 1]:
-        print()
-        _compare(impls, args.steps, threads, args.repeats)
+    for title, env in (("default glibc malloc", None),
+                       ("heap kept: MALLOC_TRIM_THRESHOLD_ raised, for every implementation",
+                        TUNED_MALLOC)):
+        for threads in [args.threads] if args.threads else [os.cpu_count() or 1, 1]:
+            print()
+            _compare(impls, args.steps, threads, args.repeats, title, env)
 
 
-def _compare(impls, steps, threads, repeats):
+def _compare(impls, steps, threads, repeats, title, env):
     """Time every implementation with ``threads`` BLAS threads and print the ratios."""
     pin_threads(threads)
     res = interleave(__file__, impls, ["--steps", str(steps), "--threads", str(threads)],
-                     repeats)
+                     repeats, env=env)
     print(machine_line(threads))
     print(f"Hessian-vector product, MLP {'-'.join(map(str, SIZES))}, batch {BATCH}, float32, "
-          f"median step of {steps}, median of {repeats} runs")
+          f"median step of {steps}, median of {repeats} runs ({title})")
     est = {impl: median([r["step"] for r in runs]) for impl, runs in res.items()}
     for impl in impls:
         runs = res[impl]
         spread = ", ".join(f"{1e3 * r['step']:.2f}" for r in runs)
         what = "loss" if impl.endswith("-1st") else "Hv·v"
         print(f"  {impl:<13}{1e3 * est[impl]:7.2f} ms/step (runs {spread}; "
+              f"{median([r['faults'] for r in runs]):,.0f} page faults/step; "
               f"{what} {runs[0]['value']:.5g})")
     print(f"ratio minigrad Hv / minigrad gradient = {est['minigrad'] / est['minigrad-1st']:.2f}")
     if "torch" in est:
