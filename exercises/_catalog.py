@@ -20,7 +20,7 @@ __all__ = ["Exercise", "EXERCISES", "find"]
 class Exercise:
     id: str  # "ex04": what -k and check() accept
     module: str  # "ex04_exp_pow": the file name in exercises/, solutions/ and checks/
-    lesson: int  # the notebook lesson it practises (1-10)
+    lesson: int  # the notebook lesson it practises (1-11)
     title: str
     tasks: tuple[str, ...]  # the names the student writes, in the order they are checked
 
@@ -56,6 +56,12 @@ EXERCISES: tuple[Exercise, ...] = (
     Exercise("ex15", "ex15_softmax_cross_entropy", 9, "the softmax cross-entropy gradient",
              ("cross_entropy", "cross_entropy_backward")),
     Exercise("ex16", "ex16_conv2d", 10, "conv2d as im2col + one matmul", ("im2col", "conv2d")),
+    Exercise("ex17", "ex17_newton_hvp", 11,
+             "a Newton step and a Hessian-vector product with autograd.grad",
+             ("newton_step", "hvp")),
+    Exercise("ex18", "ex18_gradient_penalty", 11,
+             "a gradient penalty and its gradient with respect to the weights",
+             ("gradient_penalty", "penalized_gradients")),
 )
 
 _BY_ID = {e.id: e for e in EXERCISES}
