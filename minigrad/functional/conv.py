@@ -189,16 +189,18 @@ def _winners(xp, out, kernel, stride):
     ``xp`` laid out channel-major, (C, N, H, W), as conv2d's output is.
 
     A NaN is its window's maximum (``x == NaN`` is never true, so NaNs are looked for).
-    The winner's offset in its window is found one offset at a time (kh·kw passes over
-    small arrays); adding the window's corner gives its position."""
+    The winners are found one kernel offset at a time (kh·kw passes over arrays of the
+    output's size, as in the forward)."""
     N, C, H, W = xp.shape
     Ho, Wo = out.shape[2:]
     nan_out = np.isnan(out) if out.dtype.kind == "f" else None
     if nan_out is not None and not nan_out.any():
         nan_out = None
-    which = np.zeros(out.shape, np.uint8 if kernel[0] * kernel[1] < 256 else np.intp)
+    # each window's top-left pixel, then moved to its winner (intp: what indexing uses)
+    where = ((np.arange(N)[:, None] * (H * W) + np.arange(C) * (N * H * W)).reshape(N, C, 1, 1)
+             + np.arange(Ho)[:, None] * (stride[0] * W) + np.arange(Wo) * stride[1])
     taken = None  # windows whose maximum has already been found
-    for k, (_i, _j, sl) in enumerate(window_offsets(*kernel, stride, (Ho, Wo))):
+    for i, j, sl in window_offsets(*kernel, stride, (Ho, Wo)):
         hit = xp[sl] == out
         if nan_out is not None:
             hit |= nan_out & np.isnan(xp[sl])
@@ -207,15 +209,8 @@ def _winners(xp, out, kernel, stride):
         else:
             hit &= ~taken
             taken |= hit
-            which += hit * which.dtype.type(k)
-    it = np.int32 if xp.size < 2**31 else np.intp  # (half the memory traffic of int64)
-    shifts = np.array([i * W + j for i in range(kernel[0]) for j in range(kernel[1])], it)
-    corner = ((np.arange(N, dtype=it)[:, None] * (H * W)
-               + np.arange(C, dtype=it) * (N * H * W)).reshape(N, C, 1, 1)
-              + np.arange(Ho, dtype=it)[:, None] * (stride[0] * W) + np.arange(Wo, dtype=it)
-              * stride[1])
-    corner += shifts.take(which)
-    return corner.reshape(-1)
+            where += hit * (i * W + j)
+    return where.reshape(-1)
 
 
 def _max_pool_grad(g, xp, out, kernel=(2, 2), stride=(2, 2), padding=(0, 0), **_):
