@@ -196,11 +196,10 @@ def _winners(xp, out, kernel, stride):
     nan_out = np.isnan(out) if out.dtype.kind == "f" else None
     if nan_out is not None and not nan_out.any():
         nan_out = None
-    # each window's top-left pixel, then moved to its winner (intp: what indexing uses)
-    where = ((np.arange(N)[:, None] * (H * W) + np.arange(C) * (N * H * W)).reshape(N, C, 1, 1)
-             + np.arange(Ho)[:, None] * (stride[0] * W) + np.arange(Wo) * stride[1])
+    offsets = list(window_offsets(*kernel, stride, (Ho, Wo)))
+    which = np.zeros(out.shape, np.min_scalar_type(len(offsets) - 1))  # the winner's offset
     taken = None  # windows whose maximum has already been found
-    for i, j, sl in window_offsets(*kernel, stride, (Ho, Wo)):
+    for k, (_i, _j, sl) in enumerate(offsets):
         hit = xp[sl] == out
         if nan_out is not None:
             hit |= nan_out & np.isnan(xp[sl])
@@ -209,8 +208,14 @@ def _winners(xp, out, kernel, stride):
         else:
             hit &= ~taken
             taken |= hit
-            where += hit * (i * W + j)
-    return where.reshape(-1)
+            which += hit * which.dtype.type(k)
+    # position = the window's top-left pixel (its (n, c) map, then its row and column)
+    # + the winner's offset in the window; intp, what indexing uses
+    maps = (np.arange(N)[:, None] * (H * W) + np.arange(C) * (N * H * W)).ravel()
+    corners = (np.arange(Ho)[:, None] * (stride[0] * W) + np.arange(Wo) * stride[1]).ravel()
+    where = np.add.outer(maps, corners).reshape(-1)
+    where += np.array([i * W + j for i, j, _ in offsets]).take(which.reshape(-1))
+    return where
 
 
 def _max_pool_grad(g, xp, out, kernel=(2, 2), stride=(2, 2), padding=(0, 0), **_):
