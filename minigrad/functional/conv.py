@@ -65,12 +65,22 @@ def _conv_forward(x, w, b=None, stride=(1, 1), padding=(0, 0), **_):
     wm = w.reshape(O, -1)
     out = wm @ cols                                  # (O, N·Ho·Wo): one BLAS call
     if b is not None:
-        out = out + b.reshape(O, 1)
+        out = _plus(out, b.reshape(O, 1))
     # (O, N, Ho, Wo) -> NCHW as a view, no copy.  Elementwise ops keep this memory
     # layout (numpy's K order), and so does col2im (the pooling gradients), so the
     # gradient reaching backward is already the (O, N·Ho·Wo) matrix it needs.
     out = out.reshape(O, N, *out_hw).transpose(1, 0, 2, 3)
     return out, (cols, wm, xp.shape, x.shape, (kh, kw))
+
+
+def _plus(out, b):
+    """``out + b``, in place when ``out`` is a raw array (a fresh product here: a second
+    buffer of its size costs page faults on every training step); on graph nodes, when a
+    create_graph pass reruns the forward, the recorded add."""
+    if isinstance(out, np.ndarray):
+        out += b
+        return out
+    return out + b
 
 
 def _g_matrix(g):
