@@ -21,6 +21,7 @@ INF = math.inf
 NAN = math.nan
 _SQRT2 = math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_2_SQRTPI = 2.0 / math.sqrt(math.pi)
 
 
 # --- IEEE-style float helpers -------------------------------------------------------
@@ -212,12 +213,24 @@ SIGMOID = define_op(
 RELU = define_op(
     **notation("relu"), engine="scalar", forward=lambda x: (0.0 if x <= 0 else x, (x,)),
     grads=(lambda g, x: 0.0 if x <= 0 else g,), domain=(_ANY,))
+ERF = define_op(
+    **notation("erf"), engine="scalar", forward=lambda x: (math.erf(x), (x,)),
+    grads=(lambda g, x: g * (_2_SQRTPI * fexp(-(x * x))),), domain=(_ANY,),
+    doc="The error function, erf(x) = 2/√π ∫₀ˣ e^(−t²) dt: GELU's normal cdf is built on it.")
+
+
+# GELU(x) = x·Φ(x) with Φ(x) = ½(1 + erf(x/√2)).  Both the forward and the rule call
+# ``ERF`` (the op), not ``math.erf``: on a Value, in a create_graph pass, the rule's
+# erf is then a recorded node, so the gradient can be differentiated again.
+def _gelu_grad(g, x):
+    """g · (Φ(x) + x·φ(x)), φ(x) = e^(−x²/2)/√(2π) the normal density."""
+    return g * (0.5 * (1.0 + ERF(x / _SQRT2)) + x * _INV_SQRT_2PI * fexp(-0.5 * x * x))
+
+
 GELU = define_op(
     **notation("gelu"), engine="scalar",
-    forward=lambda x: (0.5 * x * (1.0 + math.erf(x / _SQRT2)), (x,)),
-    grads=(lambda g, x: g * (0.5 * (1.0 + math.erf(x / _SQRT2))
-                             + x * _INV_SQRT_2PI * math.exp(-0.5 * x * x)),),
-    domain=(_ANY,), twice_differentiable=False)
+    forward=lambda x: (0.5 * x * (1.0 + ERF(x / _SQRT2)), (x,)),
+    grads=(_gelu_grad,), domain=(_ANY,))
 ABS = define_op(
     **notation("abs"), engine="scalar", forward=lambda x: (abs(x), (x,)),
     grads=(lambda g, x: g if x > 0 else (-g if x < 0 else g * 0.0),), domain=(_ANY,))

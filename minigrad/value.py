@@ -114,6 +114,7 @@ class Value(Node):
     sigmoid = _unary_method(ops.SIGMOID, "sigmoid")
     relu = _unary_method(ops.RELU, "relu")
     gelu = _unary_method(ops.GELU, "gelu")
+    erf = _unary_method(ops.ERF, "erf")
     abs = _unary_method(ops.ABS, "abs")
     sin = _unary_method(ops.SIN, "sin")
     cos = _unary_method(ops.COS, "cos")

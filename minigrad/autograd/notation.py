@@ -37,6 +37,7 @@ NOTATION: dict[str, dict] = {
         "∂/∂x = 1 if x > 0 else 0 (a NaN passes the gradient on)",)),
     "gelu": dict(symbol="GELU", infix=False, formulas=(
         "∂/∂x = Φ(x) + x·φ(x) (Φ, φ: standard normal cdf and pdf)",)),
+    "erf": dict(symbol="erf", formulas=("∂/∂x = 2/√π · e^(−x²)",), infix=False),
     "abs": dict(symbol="|x|", formulas=("∂/∂x = sign(x) (0 at x = 0 and at NaN)",),
                 infix=False),
     # --- the larger / smaller of two ---------------------------------------------------

@@ -1,45 +1,41 @@
 """2-D convolution and pooling on NCHW arrays, as registry ops.
 
-**conv2d as one matrix product (im2col).**  An output pixel is a dot product
-between the kernel and the input patch under it.  Copy every patch into a
-column of a matrix ``cols`` (shape ``(C·kh·kw, N·Ho·Wo)``) and all outputs come
-from a single BLAS call, ``W (O, C·kh·kw) @ cols``.  The patches are gathered
-without a Python loop: ``numpy.lib.stride_tricks.as_strided`` describes them as
-a 6-D *view* of the input (no copy), and one ``reshape`` copies them out.  The
-view is laid out ``(C, kh, kw, N, Ho, Wo)`` so that the copy's innermost loop
-runs along image rows, which is several times faster than ``(N, Ho, Wo, C, kh, kw)``.
+**conv2d as one matrix product (im2col).**  Every input patch is copied into a
+column of ``cols = im2col(x)`` (shape ``(C·kh·kw, N·Ho·Wo)``, see ``im2col.py``)
+and all outputs come from a single BLAS call, ``W (O, C·kh·kw) @ cols``.
 
 Backward is the same product read the other way:
 
     ∂L/∂W    = g @ colsᵀ                       (g as (O, N·Ho·Wo))
     ∂L/∂b    = Σ over N, Ho, Wo of g
-    ∂L/∂cols = Wᵀ @ g, then col2im: add each column back onto the input
-               pixels it was copied from (one strided ``+=`` per kernel offset,
-               so kh·kw numpy calls, never a Python loop over pixels).
+    ∂L/∂x    = col2im(Wᵀ @ g): each patch's gradient added back onto its pixels
+
+Forward and rules are written with ops only (im2col, col2im, matmul, reshape,
+sum), so in a ``create_graph`` pass they record the gradient's graph: conv2d is
+twice differentiable.
 
 **Pooling as strided slices.**  For each kernel offset ``(i, j)`` the input
 pixels that sit at that offset in their window form one strided slice
 ``x[:, :, i::s, j::s]``.  Max-pooling is the running ``np.maximum`` of the
 kh·kw slices (for the usual 2×2 pool: four slices, about ten times faster than
 reducing a reshaped window view); the gradient goes to the first slice that
-holds the maximum (one winner per window, like PyTorch).
+holds the maximum (one winner per window, like PyTorch): a scatter-add of the
+upstream gradient at the winners' positions.  Which pixel won is a constant
+(piecewise, like relu's mask), so that rule is twice differentiable too: the
+scatter's own gradient picks the gradient at the same positions.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
 from ..autograd.registry import define_op
-from ..tensor_ops import SCATTER_ADD
-from ._util import pair
+from ..tensor_ops import PAD, SCATTER_ADD
+from ._util import data_of, pair
+from .im2col import COL2IM, IM2COL, conv_output_size, window_offsets
 
 __all__ = ["CONV2D", "CONV2D_NO_BIAS", "MAX_POOL2D", "AVG_POOL2D", "conv_output_size",
-           "im2col", "check_conv_args", "check_pool_input"]
-
-
-def conv_output_size(size: int, kernel: int, stride: int, padding: int) -> int:
-    return (size + 2 * padding - kernel) // stride + 1
+           "check_conv_args", "check_pool_input"]
 
 
 def _pad(x, padding, value=0.0):
@@ -47,27 +43,6 @@ def _pad(x, padding, value=0.0):
     if ph == 0 and pw == 0:
         return x
     return np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)), constant_values=value)
-
-
-def im2col(xp, kh, kw, stride, out_hw):
-    """Patches of the (already padded) NCHW input ``xp`` as a ``(C·kh·kw, N·Ho·Wo)`` matrix."""
-    N, C = xp.shape[:2]
-    Ho, Wo = out_hw
-    sh, sw = stride
-    sN, sC, sH, sW = xp.strides
-    view = as_strided(xp, (C, kh, kw, N, Ho, Wo), (sC, sH, sW, sN, sH * sh, sW * sw),
-                      writeable=False)
-    return view.reshape(C * kh * kw, N * Ho * Wo)
-
-
-def _offsets(kh, kw, stride, out_hw):
-    """The strided slice of the padded input seen at each kernel offset ``(i, j)``."""
-    sh, sw = stride
-    Ho, Wo = out_hw
-    for i in range(kh):
-        for j in range(kw):
-            yield i, j, (slice(None), slice(None),
-                         slice(i, i + sh * (Ho - 1) + 1, sh), slice(j, j + sw * (Wo - 1) + 1, sw))
 
 
 def _crop(gp, padding):
@@ -78,21 +53,34 @@ def _crop(gp, padding):
 
 # --- conv2d ------------------------------------------------------------------------
 def _conv_forward(x, w, b=None, stride=(1, 1), padding=(0, 0), **_):
+    # (Written with ops and no in-place step: a create_graph pass reruns it on the input
+    # nodes to have cols and wm as nodes.)
     N, C, H, W = x.shape
     O, _, kh, kw = w.shape
     out_hw = (conv_output_size(H, kh, stride[0], padding[0]),
               conv_output_size(W, kw, stride[1], padding[1]))
-    xp = _pad(x, padding)
-    cols = im2col(xp, kh, kw, stride, out_hw)
+    ph, pw = padding
+    xp = PAD(x, pad_width=((0, 0), (0, 0), (ph, ph), (pw, pw))) if ph or pw else x
+    cols = IM2COL(xp, kernel=(kh, kw), stride=tuple(stride))
     wm = w.reshape(O, -1)
     out = wm @ cols                                  # (O, N·Ho·Wo): one BLAS call
     if b is not None:
-        out += b.reshape(O, 1)
+        out = _plus(out, b.reshape(O, 1))
     # (O, N, Ho, Wo) -> NCHW as a view, no copy.  Elementwise ops keep this memory
-    # layout (numpy's K order), and so do the pooling gradients (``zeros_like``), so the
+    # layout (numpy's K order), and so does col2im (the pooling gradients), so the
     # gradient reaching backward is already the (O, N·Ho·Wo) matrix it needs.
     out = out.reshape(O, N, *out_hw).transpose(1, 0, 2, 3)
     return out, (cols, wm, xp.shape, x.shape, (kh, kw))
+
+
+def _plus(out, b):
+    """``out + b``, in place when ``out`` is a raw array (a fresh product here: a second
+    buffer of its size costs page faults on every training step); on graph nodes, when a
+    create_graph pass reruns the forward, the recorded add."""
+    if isinstance(out, np.ndarray):
+        out += b
+        return out
+    return out + b
 
 
 def _g_matrix(g):
@@ -101,19 +89,12 @@ def _g_matrix(g):
 
 
 def _conv_grad_x(g, cols, wm, xp_shape, x_shape, kernel, stride=(1, 1), padding=(0, 0), **_):
-    kh, kw = kernel
-    N, C, Hp, Wp = xp_shape
-    Ho, Wo = g.shape[2:]
-    dcols = (wm.T @ _g_matrix(g)).reshape(C, kh, kw, N, Ho, Wo)
-    gp = np.zeros((C, N, Hp, Wp), dtype=dcols.dtype)  # channel-major: each += is one block
-    for i, j, sl in _offsets(kh, kw, stride, (Ho, Wo)):
-        gp[sl] += dcols[:, i, j]
-    return _crop(gp.transpose(1, 0, 2, 3), padding)
+    dcols = wm.T @ _g_matrix(g)                      # (C·kh·kw, N·Ho·Wo)
+    return _crop(COL2IM(dcols, shape=xp_shape, kernel=kernel, stride=tuple(stride)), padding)
 
 
 def _conv_grad_w(g, cols, wm, xp_shape, x_shape, kernel, **_):
-    N, C = x_shape[:2]
-    return (_g_matrix(g) @ cols.T).reshape(wm.shape[0], C, *kernel)
+    return (_g_matrix(g) @ cols.T).reshape(wm.shape[0], x_shape[1], *kernel)
 
 
 def _conv_grad_b(g, *saved, **_):
@@ -161,13 +142,13 @@ _CONV_FORMULAS = ("∂/∂x = col2im(Wᵀ·g): each patch's gradient added back 
 CONV2D = define_op(
     name="conv2d", engine="tensor", symbol="conv2d", forward=_conv_forward,
     grads=(_conv_grad_x, _conv_grad_w, _conv_grad_b), formulas=_CONV_FORMULAS,
-    cases=_conv_cases(True), label=_conv_label, twice_differentiable=False,
+    cases=_conv_cases(True), label=_conv_label,
     doc="2-D cross-correlation over NCHW input by im2col + one matrix product.")
 CONV2D_NO_BIAS = define_op(
     name="conv2d_no_bias", engine="tensor", symbol="conv2d",
     forward=lambda x, w, **attrs: _conv_forward(x, w, None, **attrs),
     grads=(_conv_grad_x, _conv_grad_w), formulas=_CONV_FORMULAS[:2],
-    cases=_conv_cases(False), label=_conv_label, twice_differentiable=False,
+    cases=_conv_cases(False), label=_conv_label,
     doc="conv2d without a bias term.")
 
 
@@ -205,43 +186,63 @@ def _pool_geometry(x_shape, kernel, stride, padding):
 def _max_pool_forward(x, kernel=(2, 2), stride=(2, 2), padding=(0, 0), **_):
     out_hw = _pool_geometry(x.shape, kernel, stride, padding)
     xp = _pad(x, padding, -np.inf) if np.issubdtype(x.dtype, np.floating) else _pad(x, padding)
-    slices = _offsets(*kernel, stride, out_hw)
+    slices = window_offsets(*kernel, stride, out_hw)
     out = xp[next(slices)[2]].copy()
     for _i, _j, sl in slices:
         np.maximum(out, xp[sl], out=out)
     return out, (xp, out)
 
 
-def _max_pool_grad(g, xp, out, kernel=(2, 2), stride=(2, 2), padding=(0, 0), **_):
-    gp = np.zeros_like(xp, dtype=g.dtype)  # same memory layout as the input (see conv2d)
-    overlap = stride[0] < kernel[0] or stride[1] < kernel[1]
-    taken = None  # windows whose maximum has already received the gradient
-    finite = np.isfinite(g).all()  # (then g·hit is exact, and much faster than np.where)
+def _winners(xp, out, kernel, stride):
+    """Where each window's gradient goes: the position of its first maximum in ``xp``, for
+    every output pixel in ``out``'s (N, C, Ho, Wo) order, as an index into a flat copy of
+    ``xp`` laid out channel-major, (C, N, H, W), as conv2d's output is.
+
+    A NaN is its window's maximum (``x == NaN`` is never true, so NaNs are looked for).
+    The winners are found one kernel offset at a time (kh·kw passes over arrays of the
+    output's size, as in the forward)."""
+    N, C, H, W = xp.shape
+    Ho, Wo = out.shape[2:]
     nan_out = np.isnan(out) if out.dtype.kind == "f" else None
     if nan_out is not None and not nan_out.any():
         nan_out = None
-    for _i, _j, sl in _offsets(*kernel, stride, out.shape[2:]):
+    offsets = list(window_offsets(*kernel, stride, (Ho, Wo)))
+    which = np.zeros(out.shape, np.min_scalar_type(len(offsets) - 1))  # the winner's offset
+    taken = None  # windows whose maximum has already been found
+    for k, (_i, _j, sl) in enumerate(offsets):
         hit = xp[sl] == out
-        if nan_out is not None:  # a NaN is its window's maximum (x == NaN is never true)
+        if nan_out is not None:
             hit |= nan_out & np.isnan(xp[sl])
         if taken is None:
             taken = hit
         else:
             hit &= ~taken
             taken |= hit
-        # off the maximum the gradient is exactly 0, even for an inf or NaN g (inf·0 = NaN)
-        part = g * hit if finite else np.where(hit, g, 0)
-        if overlap:
-            gp[sl] += part
-        else:
-            gp[sl] = part
-    return _crop(gp, padding)
+            which += hit * which.dtype.type(k)
+    # position = the window's top-left pixel (its (n, c) map, then its row and column)
+    # + the winner's offset in the window; intp, what indexing uses
+    maps = (np.arange(N)[:, None] * (H * W) + np.arange(C) * (N * H * W)).ravel()
+    corners = (np.arange(Ho)[:, None] * (stride[0] * W) + np.arange(Wo) * stride[1]).ravel()
+    where = np.add.outer(maps, corners).reshape(-1)
+    where += np.array([i * W + j for i, j, _ in offsets]).take(which.reshape(-1))
+    return where
+
+
+def _max_pool_grad(g, xp, out, kernel=(2, 2), stride=(2, 2), padding=(0, 0), **_):
+    # xp and out are read only to find the winners (a constant: constant_saves); g is
+    # added at their positions (a scatter-add, exactly 0 elsewhere even for an inf or NaN
+    # g), into a channel-major buffer so the gradient keeps conv2d's layout.
+    xp = data_of(xp)
+    N, C, H, W = xp.shape
+    where = _winners(xp, data_of(out), kernel, stride)
+    gp = SCATTER_ADD(g.reshape(-1), shape=(C * N * H * W,), index=(where,))
+    return _crop(gp.reshape(C, N, H, W).transpose(1, 0, 2, 3), padding)
 
 
 def _avg_pool_forward(x, kernel=(2, 2), stride=(2, 2), padding=(0, 0), **_):
     out_hw = _pool_geometry(x.shape, kernel, stride, padding)
     xp = _pad(x, padding)
-    slices = _offsets(*kernel, stride, out_hw)
+    slices = window_offsets(*kernel, stride, out_hw)
     out = xp[next(slices)[2]].copy()
     for _i, _j, sl in slices:
         out += xp[sl]
@@ -254,7 +255,7 @@ def _avg_pool_grad(g, xp_shape, kernel=(2, 2), stride=(2, 2), padding=(0, 0), **
     # input: a scatter-add per offset (an op, so that this rule also builds a graph).
     share = g * g.dtype.type(1.0 / (kernel[0] * kernel[1]))
     gp = None
-    for _i, _j, sl in _offsets(*kernel, stride, g.shape[2:]):
+    for _i, _j, sl in window_offsets(*kernel, stride, g.shape[2:]):
         part = SCATTER_ADD(share, shape=xp_shape, index=sl)
         gp = part if gp is None else gp + part
     return _crop(gp, padding)
@@ -294,7 +295,7 @@ MAX_POOL2D = define_op(
     name="max_pool2d", engine="tensor", symbol="maxpool", forward=_max_pool_forward,
     grads=(_max_pool_grad,),
     formulas=("∂/∂x = 1 for the (first) maximum of each window, 0 elsewhere",),
-    cases=_pool_cases(_distinct), label=_pool_label("maxpool"), twice_differentiable=False,
+    cases=_pool_cases(_distinct), label=_pool_label("maxpool"), constant_saves=True,
     doc="Max over each kh×kw window: running np.maximum over kh·kw strided slices.")
 AVG_POOL2D = define_op(
     name="avg_pool2d", engine="tensor", symbol="avgpool", forward=_avg_pool_forward,

@@ -12,6 +12,7 @@ from .elementwise import (
     ADD,
     CLIP,
     DIV,
+    ERF,
     EXP,
     GELU,
     LEAKY_RELU,
@@ -47,9 +48,9 @@ from .reductions import (
 from .shape import CAST, CAT, EXPAND, FLATTEN, PAD, RESHAPE, SQUEEZE, STACK, TRANSPOSE, UNSQUEEZE
 
 __all__ = [
-    "ABS", "ADD", "CAST", "CAT", "CLIP", "DIV", "EXP", "EXPAND", "FLATTEN", "GELU", "GETITEM",
-    "LEAKY_RELU", "LOG", "LOGSUMEXP", "LOG_SOFTMAX", "MATMUL", "MAX", "MAXIMUM", "MEAN", "MIN",
-    "MINIMUM", "MUL", "NEG", "PAD", "POW", "RELU", "RESHAPE", "SCATTER_ADD", "SIGMOID", "SOFTMAX",
-    "SQRT", "SQUEEZE", "STACK", "SUB", "SUM", "TANH", "TRANSPOSE", "UNSQUEEZE", "VAR", "WHERE",
-    "erf", "format_index", "keep", "nd", "norm_axes", "reduced_shape",
+    "ABS", "ADD", "CAST", "CAT", "CLIP", "DIV", "ERF", "EXP", "EXPAND", "FLATTEN", "GELU",
+    "GETITEM", "LEAKY_RELU", "LOG", "LOGSUMEXP", "LOG_SOFTMAX", "MATMUL", "MAX", "MAXIMUM", "MEAN",
+    "MIN", "MINIMUM", "MUL", "NEG", "PAD", "POW", "RELU", "RESHAPE", "SCATTER_ADD", "SIGMOID",
+    "SOFTMAX", "SQRT", "SQUEEZE", "STACK", "SUB", "SUM", "TANH", "TRANSPOSE", "UNSQUEEZE", "VAR",
+    "WHERE", "erf", "format_index", "keep", "nd", "norm_axes", "reduced_shape",
 ]

@@ -311,6 +311,7 @@ LEAKY_RELU = define_op(
     elementwise=True, float_only=True)
 
 _erf_scalar = np.frompyfunc(math.erf, 1, 1)
+_2_SQRTPI = 2.0 / math.sqrt(math.pi)
 
 
 def erf(x: np.ndarray) -> np.ndarray:
@@ -318,13 +319,23 @@ def erf(x: np.ndarray) -> np.ndarray:
     return np.asarray(_erf_scalar(x), dtype=x.dtype)
 
 
+ERF = define_op(
+    **notation("erf"), engine="tensor", forward=lambda x: (erf(x), (x,)),
+    grads=(lambda g, x: nd(g * (_2_SQRTPI * np.exp(-(x * x)))),),
+    cases=_unary_cases(uniform), elementwise=True, float_only=True,
+    doc="The error function, erf(x) = 2/√π ∫₀ˣ e^(−t²) dt: GELU's normal cdf is built on it.")
+
+
+# GELU's forward and rule are written with ERF, the op, and numpy calls: on Tensors (a
+# create_graph pass recomputes the saved cdf by running this forward on the input node)
+# every step is a recorded node, so the gradient can be differentiated again.
 def _gelu_forward(x, approximate="none"):
     if approximate == "tanh":
         # 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))
         inner = math.sqrt(2 / math.pi) * (x + 0.044715 * x * x * x)
         t = np.tanh(inner)
         return 0.5 * x * (1 + t), (x, t)
-    cdf = 0.5 * (1 + erf(x * _SQRT1_2))
+    cdf = 0.5 * (1 + ERF(x * _SQRT1_2))
     return x * cdf, (x, cdf)
 
 
@@ -342,4 +353,4 @@ GELU = define_op(
     cases=lambda rng: (_unary_cases(uniform)(rng)
                        + [((uniform(rng, (3, 4)),), {"approximate": "tanh"})]),
     label=lambda attrs: "GELU(tanh)" if attrs.get("approximate") == "tanh" else "GELU",
-    elementwise=True, float_only=True, twice_differentiable=False)
+    elementwise=True, float_only=True)

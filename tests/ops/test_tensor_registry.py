@@ -88,7 +88,7 @@ def test_the_elementwise_ops_are_marked():
     names = {op.name for op in ELEMENTWISE}
     assert {"add", "sub", "mul", "div", "pow", "neg", "maximum", "minimum", "where", "clip",
             "exp", "log", "sqrt", "abs", "tanh", "sigmoid", "relu", "leaky_relu",
-            "gelu"} == names
+            "gelu", "erf"} == names
     assert not {"sum", "matmul", "reshape", "getitem", "cast"} & names
 
 
