@@ -35,7 +35,17 @@ from ._util import data_of, pair
 from .im2col import COL2IM, IM2COL, conv_output_size, window_offsets
 
 __all__ = ["CONV2D", "CONV2D_NO_BIAS", "MAX_POOL2D", "AVG_POOL2D", "conv_output_size",
-           "check_conv_args", "check_pool_input"]
+           "im2col", "check_conv_args", "check_pool_input"]
+
+
+def im2col(xp, kh, kw, stride, out_hw):
+    """Patches of the (already padded) NCHW array ``xp`` as a ``(C·kh·kw, N·Ho·Wo)`` matrix:
+    the ``IM2COL`` op on raw arrays (lesson 10 compares it with a loop)."""
+    cols = IM2COL(xp, kernel=(kh, kw), stride=tuple(stride))
+    if cols.shape[1] != xp.shape[0] * out_hw[0] * out_hw[1]:
+        raise ValueError(f"im2col: a {kh}×{kw} kernel with stride {tuple(stride)} on "
+                         f"{xp.shape} does not give an output of {tuple(out_hw)}")
+    return cols
 
 
 def _pad(x, padding, value=0.0):

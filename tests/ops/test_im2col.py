@@ -100,3 +100,15 @@ def test_conv2ds_input_gradient_is_recorded_as_col2im():
             ops.add(n.op.name if n.op else None)
             stack.extend(n.parents)
     assert {"col2im", "matmul"} <= ops
+
+
+def test_the_lesson_10_helper_keeps_its_signature():
+    """``conv.im2col(xp, kh, kw, stride, out_hw)`` is what lesson 10 calls."""
+    from minigrad.functional.conv import im2col
+
+    xp = np.arange(2 * 3 * 5 * 5, dtype=np.float64).reshape(2, 3, 5, 5)
+    cols = im2col(xp, 3, 3, (1, 1), (3, 3))
+    assert cols.shape == (3 * 3 * 3, 2 * 3 * 3)
+    np.testing.assert_array_equal(cols[:, 0], xp[0, :, 0:3, 0:3].reshape(-1))
+    with pytest.raises(ValueError, match="does not give an output of"):
+        im2col(xp, 3, 3, (1, 1), (4, 4))
