@@ -94,7 +94,8 @@ def backward(root, gradient=None, retain_graph: bool | None = None, *,
     """
     if engine is not None and engine not in BACKWARD_ENGINES:
         raise ValueError(f"backward: engine must be one of {BACKWARD_ENGINES}, got {engine!r}")
-    check_scheduler(scheduler, engine)
+    if scheduler != "dfs":
+        check_scheduler(scheduler, engine)
     if create_graph and engine == "fast":
         raise ValueError("backward: create_graph=True runs the reference engine (the fast "
                          "one works on raw arrays only); leave engine=None")
