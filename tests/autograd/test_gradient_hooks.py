@@ -259,3 +259,12 @@ def test_no_grad_does_not_stop_hooks_on_an_existing_graph():
     with no_grad():
         y.backward()
     assert x.grad == 0.0
+
+
+def test_a_hook_may_return_a_tensor_whose_data_is_used():
+    x = Tensor(np.array([1.0, 2.0]), requires_grad=True)
+    h = x * 1.0
+    h.register_hook(lambda g: Tensor(g * 4))
+    h.sum().backward()
+    assert type(x.grad) is np.ndarray
+    np.testing.assert_array_equal(x.grad, [4.0, 4.0])
