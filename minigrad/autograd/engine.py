@@ -26,6 +26,22 @@ engine* (``fast.py``) instead: the same walk with shortcuts for speed, each
 listed there with the test that proves it, and a test over the whole op
 registry proves the two give bit-identical gradients.
 
+Two keywords choose how a pass runs, and they answer different questions:
+
+* ``scheduler`` is *in which order* nodes run.  ``"dfs"`` (the default) is the
+  walk above: sort once, go backwards.  ``"ready-queue"`` is PyTorch's engine
+  (``scheduler.py``): count each node's pending contributions, run a node when
+  its count reaches zero.  Both run each node with ``propagate`` below, and
+  give the same bits (a registry-wide test).
+* ``engine`` is *how much is announced*: ``"reference"`` (every step, to
+  recorders and anomaly mode) or ``"fast"`` (the shortcuts, nothing announced;
+  it has only the dfs order).  ``None`` picks the fast one when nobody watches.
+  ``scheduler="ready-queue"`` always announces, so it refuses ``engine="fast"``.
+
+Gradient hooks (``register_hook``, ``hooks.py``) run in every one of these
+loops; while any node has hooks, backward takes the announced loop, never the
+fast one (``engine="fast"`` included).  With no hooks the cost is one check.
+
 Leaves accumulate across calls (PyTorch semantics: call ``zero_grad``).  Every
 non-leaf's gradient is reset at the start of a pass, so nothing from an earlier
 pass leaks in; after the pass it holds this pass's ``dL/dv``, for the renderers.
@@ -38,19 +54,23 @@ import math
 import numpy as np
 
 from . import fast, higher
+from . import scheduler as ready_queue
 from .accumulate import accumulate, unbroadcast, unbroadcastable, vjp_results
 from .anomaly import anomaly_error
 from .graph import topological_order
+from .hooks import HookedPass
 from .inplace import check_unmodified
-from .state import HOOKS, MODIFIED, STATE
+from .state import GRAD_HOOKS, HOOKS, MODIFIED, STATE
 
-__all__ = ["backward", "run_backward", "run_reference", "seed_gradient", "local_gradients",
-           "unbroadcast", "unbroadcastable",
-           "GraphReleasedError", "BACKWARD_ENGINES"]
+__all__ = ["backward", "run_backward", "run_reference", "propagate", "seed_gradient",
+           "local_gradients", "unbroadcast", "unbroadcastable",
+           "GraphReleasedError", "BACKWARD_ENGINES", "SCHEDULERS"]
 
 #: the two ways to run a backward pass (``backward(..., engine=...)``); not to be confused
 #: with ``registry.ENGINES``, the engines an op runs on (``Value``, ``Tensor``)
 BACKWARD_ENGINES = ("reference", "fast")
+#: the orders a backward pass can run its nodes in (``backward(..., scheduler=...)``)
+SCHEDULERS = ("dfs", "ready-queue")
 
 
 class GraphReleasedError(RuntimeError):
@@ -58,7 +78,7 @@ class GraphReleasedError(RuntimeError):
 
 
 def backward(root, gradient=None, retain_graph: bool | None = None, *,
-             create_graph: bool = False, engine: str | None = None):
+             create_graph: bool = False, engine: str | None = None, scheduler: str = "dfs"):
     """Compute d(root)/d(node) for every node ``root`` depends on (see the module doc).
 
     ``create_graph=True`` runs the same loop on the engine's own values, so each
@@ -69,10 +89,13 @@ def backward(root, gradient=None, retain_graph: bool | None = None, *,
     ``engine`` picks the loop: ``"reference"`` (this module's, announcing every
     step) or ``"fast"``; by default the reference one runs when a recorder or
     anomaly mode is watching (or a graph is being built), the fast one
-    otherwise.  Both give the same bits.
+    otherwise.  Both give the same bits.  ``scheduler`` picks the order: ``"dfs"`` or
+    ``"ready-queue"`` (see the module doc for how the two keywords combine).
     """
     if engine is not None and engine not in BACKWARD_ENGINES:
         raise ValueError(f"backward: engine must be one of {BACKWARD_ENGINES}, got {engine!r}")
+    if scheduler != "dfs":
+        check_scheduler(scheduler, engine)
     if create_graph and engine == "fast":
         raise ValueError("backward: create_graph=True runs the reference engine (the fast "
                          "one works on raw arrays only); leave engine=None")
@@ -86,20 +109,36 @@ def backward(root, gradient=None, retain_graph: bool | None = None, *,
         )
     seed = seed_gradient(root, gradient, create_graph)
     if root.op is None:  # backward() on a leaf: dL/dL = 1 accumulates like any leaf
+        hooked = HookedPass(STATE.recorders, create_graph) if GRAD_HOOKS[0] else None
+        if hooked is not None:
+            hooked.receiving(root)
         if root.grad is not None:
             root.grad = root.grad + seed
         else:  # the leaf's .grad is its own, not the caller's gradient array
             given = gradient is not None and isinstance(seed, np.ndarray)
             root.grad = seed.copy() if given else seed
+        if hooked is not None:
+            hooked.finish()
         return
-    run_backward((root,), (seed,), retain_graph, create_graph, engine)
+    run_backward((root,), (seed,), retain_graph, create_graph, engine, scheduler)
+
+
+def check_scheduler(scheduler: str, engine: str | None = None) -> None:
+    if scheduler not in SCHEDULERS:
+        raise ValueError(f"backward: scheduler must be one of {SCHEDULERS}, got {scheduler!r}")
+    if scheduler != "dfs" and engine == "fast":
+        raise ValueError("backward: the fast engine runs the dfs order only; "
+                         "scheduler='ready-queue' is an announced loop, like "
+                         "engine='reference' (leave engine=None)")
 
 
 def run_backward(roots, seeds, retain_graph: bool, create_graph: bool = False,
-                 engine: str | None = None) -> list:
+                 engine: str | None = None, scheduler: str = "dfs",
+                 post_hooks: bool = True) -> list:
     """Steps 2 to 4 from one or more roots, each with its seed; returns the order walked.
 
-    (``backward`` is this with one root; ``autograd.grad`` may give several.)
+    (``backward`` is this with one root; ``autograd.grad`` may give several, and passes
+    ``post_hooks=False``: it accumulates no ``.grad``, so post-accumulate hooks stay quiet.)
     """
     # Only nodes made by an op have a rule to run; leaves just receive.
     order = topological_order(roots, leaves=False)
@@ -114,14 +153,18 @@ def run_backward(roots, seeds, retain_graph: bool, create_graph: bool = False,
     for root, seed in zip(roots, seeds):  # (a root given twice gets both seeds)
         root.grad = seed if root.grad is None else root.grad + seed
     watched = HOOKS[0] and (STATE.recorders or STATE.anomaly)
+    loop = run_reference if scheduler == "dfs" else _run_ready_queue
     # Like PyTorch, backward produces inf/nan silently (d sqrt(x)/dx at 0 is inf);
     # detect_anomaly() is the tool that finds where they come from.
     with np.errstate(all="ignore"):
         if create_graph:
             with higher.differentiating(higher.derivative_order(order)):
-                run_reference(roots, order, retain_graph, create_graph=True)
-        elif engine == "reference" or (engine is None and watched):
-            run_reference(roots, order, retain_graph)
+                hooked = HookedPass(STATE.recorders, True, post_hooks) if GRAD_HOOKS[0] else None
+                loop(roots, order, retain_graph, True, hooked)
+        elif GRAD_HOOKS[0]:  # some node has hooks: the announced loop runs them
+            loop(roots, order, retain_graph, False, HookedPass(STATE.recorders, False, post_hooks))
+        elif engine == "reference" or loop is not run_reference or (engine is None and watched):
+            loop(roots, order, retain_graph)
         elif isinstance(seeds[0], np.ndarray):
             fast.run_tensor(order, retain_graph)
         else:
@@ -129,11 +172,13 @@ def run_backward(roots, seeds, retain_graph: bool, create_graph: bool = False,
     return order
 
 
-def run_reference(roots, order, retain_graph, create_graph: bool = False) -> None:
+def run_reference(roots, order, retain_graph, create_graph: bool = False,
+                  hooked: HookedPass | None = None) -> None:
     """Steps 3 and 4: the chain rule over ``order`` (parents first), announced.
 
     With ``create_graph`` the gradients are nodes, and so is what each rule
-    returns (``higher.py``); the loop is the same.
+    returns (``higher.py``); the loop is the same.  ``hooked`` runs gradient
+    hooks (``hooks.py``) when some node has them.
     """
     recorders = STATE.recorders
     anomaly = STATE.anomaly
@@ -143,22 +188,43 @@ def run_reference(roots, order, retain_graph, create_graph: bool = False) -> Non
     for node in reversed(order):
         g = node.grad  # dL/dnode, complete: every node that uses this one came first
         if g is not None:  # None: no differentiable path from the root reaches it
+            if hooked is not None:
+                g = hooked.complete(node, g)  # its hooks may replace it
             for rec in recorders:
                 rec.visit(node, g)
-            locals_ = local_gradients(node, g, create_graph)
-            for slot, (parent, local) in enumerate(zip(node.parents, locals_)):
-                if local is None:  # the parent needs no gradient, or the op gives none
-                    continue
-                if anomaly and _not_finite(local):  # detect_anomaly(): name the op
-                    raise anomaly_error(node, parent, slot, local)
-                before = parent.grad
-                if create_graph:
-                    higher.making(node.id, slot)  # (the sum is built by this edge too)
-                accumulate(parent, local)  # parent.grad += g · ∂node/∂parent
-                for rec in recorders:
-                    rec.contribute(node, parent, slot, local, before, parent.grad)
+            propagate(node, g, create_graph, recorders, anomaly, hooked)
         if not retain_graph:
             node.saved = None
+    if hooked is not None:
+        hooked.finish()  # hooked leaves: hooks on this pass's sum, then into .grad
+
+
+def propagate(node, g, create_graph, recorders, anomaly, hooked=None, on_edge=None) -> None:
+    """Run one node: its op's rules on ``g``, each result added into its parent, announced.
+
+    What running a node means is the same in every order; the loops differ only
+    in *when* they call this.  ``on_edge(parent)`` is called after each edge (the
+    ready-queue scheduler counts down there).
+    """
+    locals_ = local_gradients(node, g, create_graph)
+    for slot, (parent, local) in enumerate(zip(node.parents, locals_)):
+        if local is not None:  # None: the parent needs no gradient, or the op gives none
+            if anomaly and _not_finite(local):  # detect_anomaly(): name the op
+                raise anomaly_error(node, parent, slot, local)
+            if hooked is not None and parent.op is None:
+                hooked.receiving(parent)
+            before = parent.grad
+            if create_graph:
+                higher.making(node.id, slot)  # (the sum is built by this edge too)
+            accumulate(parent, local)  # parent.grad += g · ∂node/∂parent
+            for rec in recorders:
+                rec.contribute(node, parent, slot, local, before, parent.grad)
+        if on_edge is not None:
+            on_edge(parent)
+
+
+def _run_ready_queue(roots, order, retain_graph, create_graph=False, hooked=None) -> None:
+    ready_queue.run_ready_queue(roots, order, retain_graph, create_graph, hooked, propagate)
 
 
 def local_gradients(node, g, create_graph: bool = False) -> list:

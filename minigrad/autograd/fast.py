@@ -1,7 +1,8 @@
 """The fast engine: the reference engine's walk (``engine.py``) with shortcuts.
 
 ``backward`` runs these loops when nobody is watching (no recorder, no
-anomaly mode).  They compute exactly what ``engine.run_reference`` computes,
+anomaly mode) and no node has gradient hooks (``hooks.py``: with hooks it runs
+the announced loop, which calls them).  They compute exactly what ``engine.run_reference`` computes,
 bit for bit: ``tests/autograd/test_engine_equivalence.py`` runs every registered
 op, every one of its cases, in float32 and float64, for a first pass and a
 second pass with ``retain_graph``, through both engines and the recorded path,

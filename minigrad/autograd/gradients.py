@@ -70,7 +70,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None,
         if any(n.op is not None for n in outputs):
             run_backward([o for o in outputs if o.op is not None],
                          [s for o, s in zip(outputs, seeds) if o.op is not None],
-                         retain_graph, create_graph)
+                         retain_graph, create_graph, post_hooks=False)
         for out, seed in zip(outputs, seeds):
             if out.op is None:  # an output that is a leaf: d out/d out = seed
                 out.grad = seed if out.grad is None else out.grad + seed

@@ -16,7 +16,8 @@ A ``Node`` is one value in a computation together with how it was made:
 ``origin``            ``None`` for an ordinary node; an ``Origin`` for a node made
                       by a ``create_graph`` backward pass (its derivative order and
                       the edge whose rule made it) or under anomaly mode (where it
-                      was created).  ``node.order`` and ``node.trace`` read it.
+                      was created), and its gradient hooks (``hooks.py``).
+                      ``node.order`` and ``node.trace`` read it.
 ``grads_fit_inputs``  True when each of the op's gradient rules already returns
                       its input's shape and dtype (an elementwise op that
                       broadcast and promoted nothing), so the fast engine adds
@@ -34,7 +35,7 @@ reference counting the moment the last output goes out of scope.
 
 from __future__ import annotations
 
-from . import engine
+from . import engine, hooks
 from .ids import next_id
 from .state import GRAD_OFF, HOOKS, STATE
 
@@ -49,15 +50,17 @@ class Origin:
     derivative, 2: of a second ...).  ``made_by``: ``(node id, input slot)`` of
     the edge whose gradient rule built it (slot ``None`` for an op with one
     ``vjp``), or ``None`` when it was made outside a rule (the engine's sums).
-    ``trace``: the stack where it was made, under anomaly mode.
+    ``trace``: the stack where it was made, under anomaly mode.  ``hooks``: its
+    gradient hooks (``register_hook``), or ``None``.
     """
 
-    __slots__ = ("order", "made_by", "trace")
+    __slots__ = ("order", "made_by", "trace", "hooks")
 
     def __init__(self, order: int = 0, made_by: tuple | None = None, trace=None):
         self.order = order
         self.made_by = made_by
         self.trace = trace
+        self.hooks = None
 
     def __repr__(self) -> str:
         return f"Origin(order={self.order}, made_by={self.made_by})"
@@ -130,7 +133,7 @@ class Node:
         self.label = value
 
     def backward(self, gradient=None, retain_graph: bool | None = None,
-                 create_graph: bool = False) -> None:
+                 create_graph: bool = False, *, scheduler: str = "dfs") -> None:
         """Backpropagate from this node: fill ``.grad`` of every node it depends on.
 
         ``gradient`` is d(something)/d(self); it defaults to 1 for a scalar.
@@ -139,9 +142,22 @@ class Node:
         unless ``retain_graph=True``.  With ``create_graph=True`` every gradient
         is a node with its own graph, to differentiate again (``retain_graph``
         then defaults to True); ``minigrad.autograd.grad`` is usually the better
-        tool for that, since it leaves ``.grad`` alone.
+        tool for that, since it leaves ``.grad`` alone.  ``scheduler="ready-queue"``
+        runs the nodes in PyTorch's way (dependency counts, a ready queue), same bits.
         """
-        engine.backward(self, gradient, retain_graph, create_graph=create_graph)
+        engine.backward(self, gradient, retain_graph, create_graph=create_graph,
+                        scheduler=scheduler)
+
+    def register_hook(self, hook) -> hooks.RemovableHandle:
+        """Call ``hook(grad)`` with this node's gradient each backward pass; a return value
+        other than ``None`` replaces the gradient (on a node made by an op, what flows
+        upstream).  Returns a handle with ``.remove()``.  See ``autograd/hooks.py``."""
+        return hooks.add_hook(self, hook, False, Origin)
+
+    def register_post_accumulate_grad_hook(self, hook) -> hooks.RemovableHandle:
+        """On a leaf: call ``hook(self)`` after backward has updated ``self.grad`` (e.g. an
+        optimizer step per parameter).  Returns a handle with ``.remove()``."""
+        return hooks.add_hook(self, hook, True, Origin)
 
     def zero_grad(self) -> None:
         """Forget this node's gradient (sets ``.grad`` to ``None``)."""

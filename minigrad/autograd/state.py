@@ -8,6 +8,10 @@ and the scalar engine pays it on every op.  So two process-wide counters sit in
 front of it: ``GRAD_OFF[0]`` counts threads that may have grad mode off, and
 ``HOOKS[0]`` counts active recorders and anomaly modes.  While a counter is
 zero (the usual case) the hot path skips the thread-local read entirely.
+
+A third, ``GRAD_HOOKS[0]``, counts live nodes with gradient hooks
+(``register_hook``, ``hooks.py``): while it is zero, backward takes the fast
+engine with no further look at hooks (one check per backward call).
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ class _State(threading.local):
 STATE = _State()
 GRAD_OFF = [0]
 HOOKS = [0]
+#: live nodes that have gradient hooks (process-wide, like the hooks themselves)
+GRAD_HOOKS = [0]
 #: The stamp (``node.mark_modified``) of the latest in-place change in any thread,
 #: 0 if none yet.  Backward inspects a graph for stale saved arrays only when this
 #: is newer than the graph's oldest node: one comparison per backward call.
@@ -77,3 +83,9 @@ def set_order(order: int, making) -> tuple:
         HOOKS[0] += int(order > 0) - int(prev[0] > 0)
         STATE.order, STATE.making = order, making
     return prev
+
+
+def count_hooked(delta: int) -> None:
+    """A node gained its first gradient hook (+1) or lost its last one (-1)."""
+    with _lock:
+        GRAD_HOOKS[0] += delta

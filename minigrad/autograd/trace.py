@@ -9,8 +9,20 @@ While a recorder is active, the engine announces
   edge: ``local_grad = upstream · ∂node/∂parent`` was added to ``parent.grad``,
   which went from ``before`` to ``after``.
 
+and, to a recorder that has the method (each is optional):
+
+* ``scheduled(counts)``, when a ready-queue pass starts (``scheduler.py``), with
+  ``{node id: pending contributions}``;
+* ``ready(node, queue)``, when a node's count reaches zero (its last
+  contribution arrived), with the ids waiting in the ready queue;
+* ``hooked(node, hook, before, after)``, when a gradient hook (``hooks.py``)
+  replaced ``node``'s gradient ``before`` by ``after`` (``hook``: its name).
+
 ``record()`` returns a ``Tape`` that stores these events in order, which is all
 the step-through widgets and the HTML player need to replay a computation.
+The four classic kinds go to ``tape.events``, as they always did; the newer
+ones to ``tape.notes``, each with its place among the events, so that a reader
+of ``events`` sees only kinds it knows.  ``tape.timeline`` has them all, in order.
 With no recorder active the engine's cost is one truthiness check per op.
 """
 
@@ -23,7 +35,8 @@ import numpy as np
 
 from .state import STATE, set_recorders
 
-__all__ = ["record", "Tape", "Created", "Seeded", "Visit", "Contribute"]
+__all__ = ["record", "Tape", "Created", "Seeded", "Visit", "Contribute", "Scheduled", "Ready",
+           "Hooked"]
 
 
 def _snapshot(x):
@@ -74,6 +87,35 @@ class Contribute:
     kind = "contribute"
 
 
+@dataclass(frozen=True)
+class Scheduled:
+    """A ready-queue pass starts: ``counts[id]`` contributions are pending for each node."""
+
+    counts: dict
+    kind = "scheduled"
+
+
+@dataclass(frozen=True)
+class Ready:
+    """``node``'s last contribution arrived (its count reached zero); ``queue``: the ids
+    of the nodes waiting to run, next first (a leaf is not queued: it has nothing to run)."""
+
+    node: Any
+    queue: tuple
+    kind = "ready"
+
+
+@dataclass(frozen=True)
+class Hooked:
+    """A gradient hook named ``hook`` replaced ``node``'s gradient ``before`` by ``after``."""
+
+    node: Any
+    hook: str
+    before: Any
+    after: Any
+    kind = "hooked"
+
+
 class Tape:
     """The ordered events of one recording; replay it as often as you like.
 
@@ -89,6 +131,9 @@ class Tape:
         #: last stopped (``None`` while it has not): a later, unrecorded backward may
         #: release more, and a replay must not show that as this recording's doing
         self.released: set | None = None
+        #: ``(position, event)`` for the newer kinds (``scheduled``, ``ready``, ``hooked``):
+        #: the event came after ``events[position - 1]`` (see the module doc)
+        self.notes: list = []
 
     # --- recorder protocol (called by the engine) ---------------------------------
     def created(self, node) -> None:
@@ -126,6 +171,16 @@ class Tape:
             )
         )
 
+    def scheduled(self, counts) -> None:
+        self.notes.append((len(self.events), Scheduled(dict(counts))))
+
+    def ready(self, node, queue) -> None:
+        self.notes.append((len(self.events), Ready(node, tuple(queue))))
+
+    def hooked(self, node, hook, before, after) -> None:
+        self.notes.append((len(self.events), Hooked(node, hook, _snapshot(before),
+                                                    _snapshot(after))))
+
     def stopped(self) -> None:
         """Called when a ``with record()`` block (or ``tape.backward``) ends."""
         self.released = {e.node.id for e in self.events
@@ -134,10 +189,27 @@ class Tape:
 
     # --- using a tape ------------------------------------------------------------
     def backward(self, root, gradient=None, retain_graph: bool | None = None,
-                 create_graph: bool = False) -> None:
+                 create_graph: bool = False, *, scheduler: str = "dfs") -> None:
         """Run ``root.backward(...)`` with this tape listening (also after ``with`` ended)."""
         with _listening(self):
-            root.backward(gradient, retain_graph=retain_graph, create_graph=create_graph)
+            root.backward(gradient, retain_graph=retain_graph, create_graph=create_graph,
+                          scheduler=scheduler)
+
+    @property
+    def timeline(self) -> list:
+        """Every event, the classic kinds and the notes, in the order they happened."""
+        out = []
+        notes = iter(self.notes)
+        note = next(notes, None)
+        for i, event in enumerate(self.events):
+            while note is not None and note[0] <= i:
+                out.append(note[1])
+                note = next(notes, None)
+            out.append(event)
+        while note is not None:
+            out.append(note[1])
+            note = next(notes, None)
+        return out
 
     @property
     def nodes(self) -> list:
@@ -169,9 +241,11 @@ class Tape:
         counts = {"created": 0, "seeded": 0, "visit": 0, "contribute": 0}
         for e in self.events:
             counts[e.kind] += 1
+        hooked = sum(1 for _, e in self.notes if e.kind == "hooked")
+        extra = f", {hooked} hooked" if hooked else ""
         return (
             f"<Tape {counts['created']} created, {counts['visit']} visits, "
-            f"{counts['contribute']} contributions>"
+            f"{counts['contribute']} contributions{extra}>"
         )
 
 
@@ -196,7 +270,8 @@ def record(recorder=None):
 
     Pass your own object with the recorder methods (``created``, ``seeded``,
     ``visit``, ``contribute``) to listen without storing; if it also has a
-    ``stopped()`` method, that is called when the block ends.
+    ``stopped()`` method, that is called when the block ends, and the optional
+    ``scheduled``, ``ready`` and ``hooked`` are called when they happen.
     """
     if recorder is None:
         return _listening(Tape())
@@ -212,5 +287,7 @@ def record(recorder=None):
     return _listening(recorder)
 
 
-#: what the engine calls on a recorder (see the module doc)
+#: what the engine calls on every recorder (see the module doc)
 RECORDER_METHODS = ("created", "seeded", "visit", "contribute")
+#: what it calls on a recorder that has them
+OPTIONAL_RECORDER_METHODS = ("scheduled", "ready", "hooked", "stopped")

@@ -5,10 +5,11 @@ shortcuts (passthrough rules not called, gradients that fit added unchecked,
 buffers it owns summed in place).  This test walks the whole op registry: every
 op, every one of its cases, in float32 and float64, for a first pass and a
 second pass with ``retain_graph`` (where leaves accumulate), through the
-reference engine, the fast engine and the recorded path (``record()``, which
-the stepper uses).  Gradients and dtypes must agree bit for bit, and no leaf's
-``.grad`` may share memory with another node's gradient.  A new op is covered
-with no extra code.
+reference engine, the fast engine, the recorded path (``record()``, which
+the stepper uses) and the ready-queue scheduler, alone and recorded.
+Gradients and dtypes must agree bit for bit, and no leaf's ``.grad`` may
+share memory with another node's gradient.  A new op is covered with no
+extra code.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from minigrad import Function, Tensor, Value, apply_op, record
 from minigrad.autograd import engine
 from minigrad.autograd.registry import registered_ops
 
-PATHS = ("reference", "fast", "recorded")
+PATHS = ("reference", "fast", "recorded", "ready-queue", "ready-queue recorded")
 OPS = list(registered_ops())
 PARAMS = [(op, dtype) for op in OPS
           for dtype in ((np.float32, np.float64) if op.engine == "tensor" else (float,))]
@@ -41,6 +42,11 @@ def _backward(root, upstream, path):
     if path == "recorded":
         with record():
             root.backward(upstream, retain_graph=True)
+    elif path == "ready-queue recorded":
+        with record():
+            root.backward(upstream, retain_graph=True, scheduler="ready-queue")
+    elif path == "ready-queue":
+        engine.backward(root, upstream, retain_graph=True, scheduler="ready-queue")
     else:
         engine.backward(root, upstream, retain_graph=True, engine=path)
 
@@ -112,7 +118,7 @@ def _graph(op, inputs, attrs, dtype, via):
 def _agree(make, what):
     results = {path: _run(make, path, seed=7) for path in PATHS}
     ref = results["reference"]
-    for path in ("fast", "recorded"):
+    for path in PATHS[1:]:
         for k in range(2):
             assert results[path][k] == ref[k], (
                 f"{what}: the {path} engine differs from the reference one in pass {k + 1}")
@@ -121,7 +127,7 @@ def _agree(make, what):
 @pytest.mark.parametrize("op, dtype", PARAMS,
                          ids=[f"{op.engine}.{op.name}-{getattr(d, '__name__', d)}"
                               for op, d in PARAMS])
-def test_reference_fast_and_recorded_engines_agree_bit_for_bit(op, dtype):
+def test_reference_fast_recorded_and_ready_queue_engines_agree_bit_for_bit(op, dtype):
     cases = op.cases(np.random.default_rng(1234))
     assert cases, f"{op.name} has no cases"
     for k, (inputs, attrs) in enumerate(cases):
