@@ -230,7 +230,7 @@ _LARGE = 1 << 15  # elements; far above where a Python call stops mattering
 
 def _tanh_grad(g, out):
     """∂/∂x tanh(x) · g = (1 − out²) · g."""
-    if out.size < _LARGE:
+    if out.size < _LARGE or out.__class__ is not np.ndarray:  # (nodes: the plain formula)
         return nd(g - g * out * out)
     t = out * out
     np.subtract(1, t, out=t)
@@ -240,7 +240,7 @@ def _tanh_grad(g, out):
 
 def _sigmoid_grad(g, out):
     """∂/∂x σ(x) · g = out·(1 − out) · g."""
-    if out.size < _LARGE:
+    if out.size < _LARGE or out.__class__ is not np.ndarray:  # (nodes: the plain formula)
         return nd(g * (out - out * out))
     t = 1 - out
     t *= out

@@ -215,3 +215,14 @@ def test_anomaly_mode_watches_a_create_graph_pass():
         np.testing.assert_allclose(g.data, [2.0, 0.0])
         with pytest.raises(mg.AnomalyError, match="sqrt"):
             grad(x.sqrt().sum(), [x], create_graph=True)
+
+
+@pytest.mark.parametrize("fn", ["tanh", "sigmoid"])
+def test_large_arrays_take_the_plain_formula_on_nodes(fn):
+    """Rules with an in-place path for big arrays (tanh, sigmoid) still build a graph."""
+    x = Tensor(np.linspace(-2, 2, 40_000), requires_grad=True)
+    (g,) = grad(getattr(x, fn)().sum(), [x], create_graph=True)
+    (h,) = grad(g.sum(), [x])
+    t = np.tanh(x.data) if fn == "tanh" else 1 / (1 + np.exp(-x.data))
+    want = -2 * t * (1 - t * t) if fn == "tanh" else t * (1 - t) * (1 - 2 * t)
+    np.testing.assert_allclose(h, want, rtol=1e-9, atol=1e-12)
