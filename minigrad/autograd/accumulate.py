@@ -56,11 +56,14 @@ def unbroadcastable(big: tuple, shape: tuple) -> bool:
 def fit_gradient(local: np.ndarray, data: np.ndarray) -> np.ndarray:
     """A rule's result in its input's shape and dtype.
 
-    A rule returns its gradient in the shape the op's *output* had; numpy
+    A rule may return a numpy scalar where its arrays were 0-d (numpy's habit), and
+    returns its gradient in the shape the op's *output* had; numpy
     broadcasting may have made the input look bigger in the forward pass, so
     the gradient is summed back down (``unbroadcast``).  A float32 input next to
     a float64 one was promoted; its gradient is cast back to float32.
     """
+    if isinstance(local, np.generic):  # what numpy gives for 0-d arrays: make it an array
+        local = np.asarray(local)
     if local.shape != data.shape:
         local = unbroadcast(local, data.shape)
     if local.dtype is not data.dtype and local.dtype != data.dtype:  # (identity: the quick test)

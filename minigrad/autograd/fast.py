@@ -44,6 +44,9 @@ import numpy as np
 from .accumulate import fit_gradient, vjp_results
 from .registry import passthrough
 
+ndarray = np.ndarray
+asarray = np.asarray
+
 __all__ = ["run_scalar", "run_tensor"]
 
 
@@ -105,6 +108,8 @@ def run_tensor(order, retain_graph) -> None:
                     local = rule(g, *saved)
                 if local is None:
                     continue
+                if local.__class__ is not ndarray:  # a numpy scalar, from 0-d arrays
+                    local = asarray(local)
                 if fits:  # already in the parent's shape and dtype
                     if parent.grad is not None:
                         _accumulate_array(parent, local, g, owned)

@@ -55,7 +55,7 @@ SUB = define_op(
     elementwise=True, promote=True)
 MUL = define_op(
     **notation("mul"), engine="tensor", ufunc=np.multiply, saves="inputs",
-    grads=(lambda g, a, b: nd(g * b), lambda g, a, b: nd(g * a)),
+    grads=(lambda g, a, b: g * b, lambda g, a, b: g * a),
     cases=_binary_cases(uniform, uniform), elementwise=True, promote=True,
     doc="Each input's gradient is the upstream gradient times the *other* input.")
 
@@ -231,7 +231,7 @@ _LARGE = 1 << 15  # elements; far above where a Python call stops mattering
 def _tanh_grad(g, out):
     """∂/∂x tanh(x) · g = (1 − out²) · g."""
     if out.size < _LARGE or out.__class__ is not np.ndarray:  # (nodes: the plain formula)
-        return nd(g - g * out * out)
+        return g - g * out * out
     t = out * out
     np.subtract(1, t, out=t)
     t *= g
