@@ -1,4 +1,5 @@
-"""Render the README's example graph: one neuron, after backward, to docs/graph.svg and .png.
+"""Render the README's example graphs to docs/: one neuron after backward (graph.svg,
+.png), and the graphs of tanh's first and second derivatives (gradient_graph.svg, .png).
 
     .venv/bin/python scripts/render_readme_graph.py [output directory]
 
@@ -37,12 +38,29 @@ def neuron():
     return o
 
 
+def tanh_derivatives():
+    """y = tanh(x), and the graphs of dy/dx and d²y/dx² built by create_graph passes."""
+    from minigrad.autograd import grad
+
+    x = Value(0.5, label="x")
+    y = x.tanh()
+    y.label = "y"
+    (d1,) = grad(y, [x], create_graph=True)
+    d1.label = "dy/dx"
+    (d2,) = grad(d1, [x], create_graph=True)
+    d2.label = "d²y/dx²"
+    return d1, d2
+
+
 def main(out_dir: Path) -> list[Path]:
     o = neuron()
     o.backward()
     graph = viz.draw(o, legend=True)
     out_dir.mkdir(parents=True, exist_ok=True)
-    return [graph.save(out_dir / "graph.svg"), graph.save(out_dir / "graph.png")]
+    written = [graph.save(out_dir / "graph.svg"), graph.save(out_dir / "graph.png")]
+    orders = viz.draw(list(tanh_derivatives()), legend=True, show_grad=False)
+    return written + [orders.save(out_dir / "gradient_graph.svg"),
+                      orders.save(out_dir / "gradient_graph.png")]
 
 
 if __name__ == "__main__":
