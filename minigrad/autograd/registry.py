@@ -20,6 +20,18 @@ registers it):
 
   Either way rules never touch the parents: the engine adds their results
   in, one edge at a time, which is what lets a recorder show every edge.
+* The forward-mode derivative (``jvp``, the tangent of the output given the
+  tangents of the inputs, ``ṫ = Σᵢ ∂out/∂xᵢ · ṫᵢ``), in one of three shapes:
+
+  - ``jvps``: one rule per input, ``rule(t, *saved, **attrs)``, returning that
+    input's share ``∂out/∂xᵢ · t`` (``t`` in the input's shape; the result in
+    the output's shape or broadcastable to it).  An input with no tangent is
+    skipped.  An elementwise op needs none: its Jacobian is diagonal, hence
+    symmetric, so its backward rules applied to ``t`` *are* its forward rules.
+  - ``jvp``: one rule for all inputs, ``jvp(tangents, *saved, **attrs)``, with
+    one tangent or ``None`` per input, returning the output's tangent.
+  - ``linear=True``: the output is linear in the inputs jointly (sum, reshape,
+    indexing, cat), so the tangent is the forward itself run on the tangents.
 * ``symbol`` and ``formulas``: what the renderers and the step-through panel
   show, e.g. ``"×"`` and ``("∂/∂a = b", "∂/∂b = a")``, one formula per input
   (a variadic op gives one formula that speaks of every input, ``xₖ``).
@@ -92,6 +104,9 @@ class Op:
     formulas: tuple[str, ...]
     grads: tuple[Callable[..., Any], ...] = ()
     vjp: Callable[..., tuple] | None = None
+    jvps: tuple[Callable[..., Any], ...] = ()
+    jvp: Callable[..., Any] | None = None
+    linear: bool = False
     variadic: bool = False
     infix: bool = False
     cases: Callable[..., list] | None = None
@@ -119,6 +134,16 @@ class Op:
             object.__setattr__(self, "grads", tuple(self.grads))
         if (self.vjp is None) == (not self.grads):
             raise TypeError(f"{where}: give either grads (one rule per input) or one vjp")
+        if isinstance(self.jvps, list):
+            object.__setattr__(self, "jvps", tuple(self.jvps))
+        if sum((bool(self.jvps), self.jvp is not None, self.linear)) > 1:
+            raise TypeError(f"{where}: give at most one forward-mode rule: jvps (one per "
+                            f"input), one jvp, or linear=True")
+        if self.jvps and self.grads and len(self.jvps) != len(self.grads):
+            raise ValueError(f"{where}: {len(self.jvps)} forward rules (jvps) for "
+                             f"{len(self.grads)} inputs: give one per input")
+        if self.jvps and self.variadic:
+            raise TypeError(f"{where}: a variadic op takes one jvp, not a rule per input")
         if self.grads and self.variadic:
             raise TypeError(f"{where}: a variadic op has no fixed number of inputs, so it "
                             f"takes one vjp, not a rule per input")
