@@ -1,0 +1,87 @@
+"""Forward mode, one op at a time: the output's tangent from the inputs' tangents.
+
+Reverse mode carries a *cotangent* (a gradient) from the output back to the
+inputs, ``ḡᵢ = ḡ · ∂out/∂xᵢ``, one vector-Jacobian product per op.  Forward mode
+carries a *tangent* the other way, alongside the values, one Jacobian-vector
+product per op:
+
+    ṫ_out = Σᵢ ∂out/∂xᵢ · ṫᵢ
+
+Each op says how in the registry (``registry.py``): a rule per input
+(``jvps``), one rule for all inputs (``jvp``), or ``linear=True`` (the op is
+its own derivative: run the forward on the tangents).  An elementwise op, and
+every scalar op, needs no rule of its own: ∂out/∂xᵢ is diagonal (a number for
+a scalar), so multiplying by it from the left or from the right is the same,
+and the backward rules, given a tangent where they expect a gradient, return
+exactly ``∂out/∂xᵢ · ṫᵢ``.  That is why a student who wrote ``mul``'s backward
+rule already has its dual-number rule.
+
+``output_tangent`` is the readable definition the forward-mode engine follows
+and the registry-wide tests check every op against.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["NoForwardRuleError", "forward_rules", "has_forward_rule", "output_tangent"]
+
+
+class NoForwardRuleError(NotImplementedError):
+    """An op was asked for a tangent but has no forward-mode rule."""
+
+
+def has_forward_rule(op) -> bool:
+    """Whether forward mode can run through ``op``."""
+    return bool(op.linear or op.jvp is not None or op.jvps
+                or ((op.elementwise or op.engine == "scalar") and op.grads))
+
+
+def forward_rules(op) -> tuple:
+    """The per-input forward rules of ``op``: its ``jvps``, or, for an elementwise or
+    scalar op, its backward rules (a diagonal Jacobian is its own transpose).
+    Empty for an op whose forward mode is one ``jvp`` or ``linear``."""
+    if op.jvps:
+        return op.jvps
+    if (op.elementwise or op.engine == "scalar") and op.grads:
+        return op.grads
+    return ()
+
+
+def output_tangent(op, inputs, out, saved, attrs, tangents):
+    """The tangent of ``out = op(*inputs, **attrs)`` given one tangent (or ``None``, a
+    zero tangent) per input; ``None`` when no tangent reaches the output.
+
+    ``inputs``, ``out`` and ``saved`` are the raw data (floats or arrays) of one
+    op call, ``saved`` what its forward kept.  The result has ``out``'s shape.
+    """
+    attrs = attrs or {}
+    if all(t is None for t in tangents):
+        return None
+    if op.linear:
+        filled = [t if t is not None else _zeros_like(x) for x, t in zip(inputs, tangents)]
+        total = op.forward(*filled, **attrs)[0]
+    elif op.jvp is not None:
+        total = op.jvp(tuple(tangents), *saved, **attrs)
+    else:
+        rules = forward_rules(op)
+        if not rules:
+            raise NoForwardRuleError(
+                f"op '{op.name}' has no forward-mode rule (give it jvps=, jvp= or "
+                f"linear=True in its define_op)")
+        total = None
+        for rule, t in zip(rules, tangents):
+            if t is None:
+                continue
+            part = rule(t, *saved, **attrs)
+            if part is not None:
+                total = part if total is None else total + part
+    if total is None or np.ndim(out) == 0 and not isinstance(out, np.ndarray):
+        return total
+    if np.shape(total) != out.shape:
+        total = np.broadcast_to(total, out.shape)
+    return total
+
+
+def _zeros_like(x):
+    return np.zeros_like(x) if isinstance(x, np.ndarray) else 0.0
