@@ -1,0 +1,82 @@
+"""Checks of one op's forward-mode rule on raw float64 data, shared by the op tests.
+
+Two independent checks, because each alone can pass a wrong rule:
+
+* **central differences**: ``J·t ≈ (f(x + h t) − f(x − h t)) / 2h``, which
+  catches a wrong derivative;
+* **the dot-product test** ``⟨J·t, c⟩ = ⟨t, Jᵀ·c⟩``, with ``Jᵀ·c`` from the op's
+  *backward* rules: forward and reverse mode must be transposes of each other.
+  This catches a forward rule written as a transposed backward rule (right on
+  square symmetric cases, wrong on ``matmul`` with non-square shapes).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minigrad.autograd.accumulate import unbroadcast
+from minigrad.autograd.tangents import output_tangent
+
+
+def differentiable(x) -> bool:
+    return isinstance(x, float) or (isinstance(x, np.ndarray) and x.dtype.kind == "f")
+
+
+def random_tangents(inputs, rng):
+    """One standard-normal tangent per floating input, ``None`` for the others."""
+    out = []
+    for x in inputs:
+        if not differentiable(x):
+            out.append(None)
+        elif isinstance(x, np.ndarray):
+            out.append(rng.standard_normal(x.shape))
+        else:
+            out.append(float(rng.standard_normal()))
+    return out
+
+
+def backward_products(op, inputs, saved, attrs, c):
+    """``Jᵢᵀ·c`` for each input (``None`` where none flows), from the op's backward rules."""
+    if op.grads:
+        parts = [rule(c, *saved, **attrs) for rule in op.grads]
+    else:
+        parts = list(op.vjp(c, *saved, **attrs))
+    out = []
+    for x, part in zip(inputs, parts):
+        if part is None or not differentiable(x):
+            out.append(None)
+        elif isinstance(x, np.ndarray):
+            out.append(unbroadcast(np.asarray(part, dtype=np.float64), x.shape))
+        else:
+            out.append(float(part))
+    return out
+
+
+def check_forward_rule(op, inputs, attrs, rng, h=1e-6, rtol=1e-5, atol=1e-6):
+    """Assert ``op``'s tangent on ``inputs`` matches central differences and is the
+    transpose of its backward rules; returns the tangent it computed."""
+    out, saved = op.forward(*inputs, **attrs)
+    tangents = random_tangents(inputs, rng)
+    tangent = output_tangent(op, inputs, out, saved, attrs, tangents)
+    where = f"{op.engine}.{op.name} on shapes {[np.shape(x) for x in inputs]} {attrs}"
+    assert tangent is not None, f"{where}: no tangent came out"
+    assert np.shape(tangent) == np.shape(out), (
+        f"{where}: tangent shape {np.shape(tangent)} != output shape {np.shape(out)}")
+
+    def shifted(sign):
+        xs = [x if t is None else x + sign * h * t for x, t in zip(inputs, tangents)]
+        return np.asarray(op.forward(*xs, **attrs)[0], dtype=np.float64)
+
+    numeric = (shifted(1) - shifted(-1)) / (2 * h)
+    np.testing.assert_allclose(tangent, numeric, rtol=rtol, atol=atol,
+                               err_msg=f"{where}: J·t against central differences")
+
+    c = rng.standard_normal(np.shape(out))
+    c = c if isinstance(out, np.ndarray) else float(c)
+    left = float(np.sum(np.asarray(tangent) * c))
+    back = backward_products(op, inputs, saved, attrs, c)
+    right = sum(float(np.sum(t * b)) for t, b in zip(tangents, back)
+                if t is not None and b is not None)
+    assert np.isclose(left, right, rtol=1e-9, atol=1e-9), (
+        f"{where}: dot-product test <J t, c> = {left} but <t, J^T c> = {right}")
+    return tangent
