@@ -1,0 +1,18 @@
+"""Function transforms, with ``torch.func``'s names: derivatives of *functions*.
+
+``grad(f)`` is a new function that returns the gradient of ``f``; so is
+``jacrev(f)`` for the Jacobian.  Transforms compose (``hessian`` is
+``jacfwd(jacrev(f))``), never touch ``.grad``, and work on ``Tensor`` and
+``Value`` arguments.
+
+* reverse mode (one backward pass per output row): ``grad``, ``value_and_grad``,
+  ``vjp``, ``jacrev``;
+* forward mode (one forward pass carrying a tangent per input column): ``jvp``,
+  ``jacfwd``; and both: ``hessian``, ``hvp``;
+* ``count_passes()`` counts the passes and ops a transform runs.
+"""
+
+from .counting import Passes, count_passes
+from .reverse import grad, jacrev, value_and_grad, vjp
+
+__all__ = ["Passes", "count_passes", "grad", "jacrev", "value_and_grad", "vjp"]

@@ -1,0 +1,87 @@
+"""What every transform does to its arguments and its function's result.
+
+A transform of ``f`` differentiates with respect to the arguments ``argnums``
+picks.  Each of those must be a ``Tensor`` or a ``Value``; a transform runs
+``f`` on a *differentiable copy* of it (the same data, a fresh leaf that
+requires grad), so the caller's own nodes are never touched and ``.grad`` is
+never written.  When an argument is already part of an outer differentiation
+(it requires grad, or carries a forward-mode tangent: ``hessian`` is
+``jacfwd(jacrev(f))``), the transform keeps that connection and builds its
+result as a differentiable graph (``create_graph=True``), so the outer
+transform can differentiate it again.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd.node import Node
+from ..tensor import Tensor
+from ..value import Value
+
+__all__ = ["argnums_tuple", "check_input", "check_output", "pick", "replace"]
+
+
+def argnums_tuple(argnums, nargs: int, where: str) -> tuple[tuple[int, ...], bool]:
+    """``argnums`` as a tuple of non-negative positions, and whether it was a tuple
+    (then results come back as a tuple, one per position, as in ``torch.func``)."""
+    many = isinstance(argnums, tuple)
+    nums = argnums if many else (argnums,)
+    if not nums:
+        raise ValueError(f"{where}: argnums is an empty tuple; name at least one argument")
+    out = []
+    for k in nums:
+        if isinstance(k, bool) or not isinstance(k, int):
+            raise TypeError(f"{where}: argnums must be an int or a tuple of ints, got "
+                            f"{type(k).__name__}")
+        if not -nargs <= k < nargs:
+            raise ValueError(f"{where}: argnums={k} but the function got {nargs} "
+                             f"argument{'s' * (nargs != 1)}")
+        out.append(k % nargs)
+    if len(set(out)) != len(out):
+        raise ValueError(f"{where}: argnums {nums} names an argument twice")
+    return tuple(out), many
+
+
+def check_input(x, where: str, what: str = "argument"):
+    """``x`` if it is a ``Tensor`` or ``Value`` of floats, else a clear error."""
+    if not isinstance(x, (Tensor, Value)):
+        hint = (" (wrap it: minigrad.tensor(x) or Value(x))"
+                if isinstance(x, (int, float, np.ndarray, list)) else "")
+        raise TypeError(f"{where}: the {what} to differentiate must be a Tensor or a Value, "
+                        f"got {type(x).__name__}{hint}")
+    if isinstance(x, Tensor) and x.data.dtype.kind != "f":
+        raise TypeError(f"{where}: cannot differentiate with respect to a {x.data.dtype} "
+                        f"tensor (shape {x.data.shape}); use a floating dtype")
+    return x
+
+
+def check_output(out, where: str, scalar: bool = False):
+    """The function's result must be a Tensor or a Value (one element when ``scalar``)."""
+    if not isinstance(out, (Tensor, Value)):
+        raise TypeError(f"{where}: the function must return a Tensor or a Value, got "
+                        f"{type(out).__name__}")
+    if scalar and isinstance(out, Tensor) and out.data.size != 1:
+        raise ValueError(f"{where}: the function must return a single number to take its "
+                         f"gradient, got a tensor of shape {out.data.shape} (use jacrev or "
+                         f"vjp for a vector-valued function)")
+    if isinstance(out, Tensor) and out.data.dtype.kind != "f":
+        raise TypeError(f"{where}: the function returned a {out.data.dtype} tensor, which "
+                        f"has no derivative")
+    return out
+
+
+def pick(args, nums):
+    return tuple(args[k] for k in nums)
+
+
+def replace(args, nums, new) -> tuple:
+    """``args`` with the arguments at ``nums`` replaced by ``new``."""
+    args = list(args)
+    for k, x in zip(nums, new):
+        args[k] = x
+    return tuple(args)
+
+
+def is_node(x) -> bool:
+    return isinstance(x, Node)
