@@ -45,7 +45,7 @@ def assert_transpose_of_backward(name, inputs, tangents, tangent, rng, **attrs):
 
 
 # --- matmul: 1-D operands and batch broadcasting ------------------------------------
-MATMUL_SHAPES = [((4,), (4, 5)), ((3, 4), (4,)), ((4,), (4,)), ((5,), (2, 5, 3)),
+MATMUL_SHAPES = [((3, 3), (3, 3)), ((4,), (4, 5)), ((3, 4), (4,)), ((4,), (4,)), ((5,), (2, 5, 3)),
                  ((2, 3, 4), (4,)), ((3, 4), (2, 4, 5)), ((2, 1, 3, 4), (3, 4, 2))]
 
 
