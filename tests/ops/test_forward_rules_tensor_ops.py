@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 import minigrad  # noqa: F401  (registers every op)
+from minigrad import Tensor
 from minigrad.autograd import get_op
-from minigrad.autograd.tangents import output_tangent
+from minigrad.autograd.tangents import forward_rules, output_tangent
 
 from .forward_checks import backward_products, check_forward_rule
 
@@ -45,8 +46,9 @@ def assert_transpose_of_backward(name, inputs, tangents, tangent, rng, **attrs):
 
 
 # --- matmul: 1-D operands and batch broadcasting ------------------------------------
-MATMUL_SHAPES = [((3, 3), (3, 3)), ((4,), (4, 5)), ((3, 4), (4,)), ((4,), (4,)), ((5,), (2, 5, 3)),
-                 ((2, 3, 4), (4,)), ((3, 4), (2, 4, 5)), ((2, 1, 3, 4), (3, 4, 2))]
+MATMUL_SHAPES = [((3, 3), (3, 3)), ((4,), (4, 5)), ((3, 4), (4,)), ((4,), (4,)),
+                 ((5,), (2, 5, 3)), ((2, 3, 4), (4,)), ((3, 4), (2, 4, 5)),
+                 ((2, 1, 3, 4), (3, 4, 2))]
 
 
 @pytest.mark.parametrize("sa, sb", MATMUL_SHAPES)
@@ -227,3 +229,18 @@ def test_expand_tangent_moves_every_copy_with_its_source():
     t = np.random.default_rng(16).standard_normal((3, 1))
     tangent, _ = tangent_of("expand", (np.zeros((3, 1)),), [t], shape=(2, 3, 4))
     np.testing.assert_array_equal(tangent, np.broadcast_to(t, (2, 3, 4)))
+
+
+# --- the explicit rules are numpy over raw arrays, and so run on nodes too -------------
+@pytest.mark.parametrize("name", ["pad", "matmul", "max", "min", "var", "logsumexp",
+                                  "softmax", "log_softmax"])
+def test_explicit_forward_rules_record_a_graph_when_the_tangent_is_a_node(name):
+    op = get_op(name, "tensor")
+    rng = np.random.default_rng(19)
+    for inputs, attrs in op.cases(np.random.default_rng(0)):
+        _, saved = op.forward(*inputs, **attrs)
+        for rule, x in zip(forward_rules(op), inputs):
+            t = Tensor(rng.standard_normal(np.shape(x)), requires_grad=True)
+            part = rule(t, *saved, **attrs)
+            assert isinstance(part, Tensor) and part.requires_grad
+            np.testing.assert_allclose(part.data, rule(t.data, *saved, **attrs), rtol=1e-12)
