@@ -59,7 +59,7 @@ def output_tangent(op, inputs, out, saved, attrs, tangents):
     if all(t is None for t in tangents):
         return None
     if op.linear:
-        filled = [t if t is not None else _zeros_like(x) for x, t in zip(inputs, tangents)]
+        filled = [t if t is not None else _zeros_like(x, out) for x, t in zip(inputs, tangents)]
         total = op.forward(*filled, **attrs)[0]
     elif op.jvp is not None:
         total = op.jvp(tuple(tangents), *saved, **attrs)
@@ -83,5 +83,14 @@ def output_tangent(op, inputs, out, saved, attrs, tangents):
     return total
 
 
-def _zeros_like(x):
-    return np.zeros_like(x) if isinstance(x, np.ndarray) else 0.0
+def _zeros_like(x, out):
+    """The zero tangent of an input that has none, for a linear op's forward.  A
+    non-float input (an integer tensor that ``cat`` promotes) gets zeros of the
+    output's dtype: integer zeros would promote the tangent past it (int64 with
+    float32 is float64)."""
+    if not isinstance(x, np.ndarray):
+        return 0.0
+    if x.dtype.kind == "f":
+        return np.zeros_like(x)
+    dtype = np.asarray(out).dtype
+    return np.zeros(x.shape, dtype=dtype if dtype.kind == "f" else np.float64)

@@ -4,6 +4,9 @@ The backward scatters the upstream gradient into a zero array of x's shape at
 the same positions.  With integer arrays an element may be picked more than
 once (``x[[0, 0, 1]]``): then each pick contributes, so the scatter must *add*
 (``np.add.at``); plain assignment would keep only the last one.
+
+Both ops are linear in their one array input (the index is a setting, not an
+input), so forward mode runs them on the tangent (``linear=True``).
 """
 
 from __future__ import annotations
@@ -88,6 +91,7 @@ def _scatter_cases(rng):
 SCATTER_ADD = define_op(
     name="scatter_add", engine="tensor", symbol="[]+=",
     forward=_scatter_add_forward, grads=(lambda g, shape=(), index=(): g[index],),
+    linear=True,  # ṫ = zeros(shape) with ṫv added at index
     formulas=("∂/∂v = the gradient picked at the same positions, g[index]",),
     cases=_scatter_cases, label=lambda a: "+=" + format_index(a.get("index", ())),
     doc="zeros(shape) with v added at index (repeated positions add up): the backward "
@@ -95,5 +99,6 @@ SCATTER_ADD = define_op(
 GETITEM = define_op(
     name="getitem", engine="tensor", symbol="[]",
     forward=lambda x, index=(): (x[index], (x.shape,)), grads=(_getitem_grad,),
+    linear=True,  # ṫ = ṫx[index]
     formulas=("∂/∂x = the gradient scattered (added) back at the picked positions",),
     cases=_getitem_cases, label=lambda a: format_index(a.get("index", ())))

@@ -7,6 +7,10 @@ For 2-D operands, out = a·b and with upstream gradient g:
 A 1-D ``a`` acts as a row vector (its axis is dropped from the result), a
 1-D ``b`` as a column vector; leading (batch) axes broadcast, and the engine's
 ``unbroadcast`` sums the gradient over batch axes an input did not have.
+
+Forward mode is the product rule, ṫ = ṫa·b + a·ṫb: each tangent takes its
+input's place in the same ``matmul``, so 1-D operands and batch axes need no
+special case (unlike backward, which must transpose and undo broadcasting).
 """
 
 from __future__ import annotations
@@ -45,6 +49,16 @@ def _grad_b(g, a, b):
     return (a.T if a.ndim == 2 else a.swapaxes(-1, -2)) @ g
 
 
+def _jvp_a(t, a, b):
+    """ṫ = ṫa·b"""
+    return nd(t @ b)
+
+
+def _jvp_b(t, a, b):
+    """ṫ = a·ṫb"""
+    return nd(a @ t)
+
+
 def _matmul_cases(rng):
     pairs = [((4,), (4,)), ((3, 4), (4,)), ((4,), (4, 5)), ((3, 4), (4, 5)),
              ((2, 3, 4), (4, 5)), ((3, 4), (2, 4, 5)), ((2, 1, 3, 4), (3, 4, 2)),
@@ -54,6 +68,6 @@ def _matmul_cases(rng):
 
 MATMUL = define_op(
     name="matmul", engine="tensor", symbol="@", infix=True, forward=_matmul_forward,
-    grads=(_grad_a, _grad_b), formulas=("∂/∂a = g·bᵀ", "∂/∂b = aᵀ·g"),
+    grads=(_grad_a, _grad_b), formulas=("∂/∂a = g·bᵀ", "∂/∂b = aᵀ·g"), jvps=(_jvp_a, _jvp_b),
     cases=_matmul_cases, promote=True,
     doc="Matrix product with numpy's matmul rules (1-D operands, broadcast batch axes).")

@@ -4,6 +4,11 @@ A reduction's backward first puts the reduced axes back (size 1) so the
 upstream gradient lines up with the input, then broadcasts it: every input
 element that fed the reduction receives its share.  ``axis`` and ``keepdims``
 use numpy's names; ``axis`` may be None (everything), an int or a tuple.
+
+Forward mode goes the other way and needs no axes put back: ``sum`` and
+``mean`` are linear (their tangent is the same reduction of the input's
+tangent); the others weigh the tangent by their local derivative and sum it
+over the reduced axes, ṫ = Σᵢ (∂out/∂xᵢ)·ṫᵢ, with the weights backward uses.
 """
 
 from __future__ import annotations
@@ -78,7 +83,7 @@ SUM = define_op(
     name="sum", engine="tensor", symbol="Σ",
     forward=lambda x, axis=None, keepdims=False: (nd(x.sum(axis, keepdims=keepdims)),
                                                   (x.shape,)),
-    grads=(_sum_grad,),
+    grads=(_sum_grad,), linear=True,  # ṫ = Σ ṫx
     formulas=("∂/∂xᵢ = 1 (each summed element gets the upstream gradient)",),
     cases=_reduction_cases(uniform), label=lambda a: "Σ" + fmt_axis(a))
 
@@ -93,6 +98,7 @@ def _mean_grad(g, shape, axis=None, keepdims=False):
 
 MEAN = define_op(
     name="mean", engine="tensor", symbol="mean", forward=_mean_forward, grads=(_mean_grad,),
+    linear=True,  # ṫ = mean(ṫx)
     formulas=("∂/∂xᵢ = 1/n  (n = number of elements averaged)",),
     cases=_reduction_cases(uniform), label=lambda a: "mean" + fmt_axis(a), float_only=True)
 
@@ -118,15 +124,20 @@ def _extreme_grad(g, share, axis=None, keepdims=False):
     return masked(keep(g, share.shape, axis, keepdims), share)
 
 
+def _extreme_jvp(t, share, axis=None, keepdims=False):
+    """ṫ = Σᵢ shareᵢ·ṫᵢ: the selected element's tangent (the mean over a k-way tie)."""
+    return nd(masked(t, share).sum(axis=axis, keepdims=keepdims))
+
+
 MAX = define_op(
     name="max", engine="tensor", symbol="max", forward=_extreme_forward(np.max),
-    grads=(_extreme_grad,),
+    grads=(_extreme_grad,), jvps=(_extreme_jvp,),
     formulas=("∂/∂xᵢ = 1 where xᵢ is the maximum (1/k each for a k-way tie), else 0",),
     cases=_reduction_cases(distinct), label=lambda a: "max" + fmt_axis(a),
     constant_saves=True)
 MIN = define_op(
     name="min", engine="tensor", symbol="min", forward=_extreme_forward(np.min),
-    grads=(_extreme_grad,),
+    grads=(_extreme_grad,), jvps=(_extreme_jvp,),
     formulas=("∂/∂xᵢ = 1 where xᵢ is the minimum (1/k each for a k-way tie), else 0",),
     cases=_reduction_cases(distinct), label=lambda a: "min" + fmt_axis(a),
     constant_saves=True)
@@ -145,6 +156,14 @@ def _var_grad(g, centred, axis=None, keepdims=False, ddof=0):
     return nd(keep(g, centred.shape, axis, keepdims) * centred * scale)
 
 
+def _var_jvp(t, centred, axis=None, keepdims=False, ddof=0):
+    """ṫ = 2·Σᵢ (xᵢ − mean)·ṫᵢ / (n − ddof)  (the tangent of the mean drops out, as
+    Σᵢ (xᵢ − mean) = 0)."""
+    n = _count(centred.shape, axis) - ddof
+    scale = 2 / n if n > 0 else math.nan
+    return nd((centred * t).sum(axis=axis, keepdims=keepdims) * scale)
+
+
 def _var_cases(rng):
     cases = _reduction_cases(uniform)(rng)[1:]  # a 0-d variance is constant
     cases = [c for c in cases if c[1].get("axis") != ()]
@@ -153,6 +172,7 @@ def _var_cases(rng):
 
 VAR = define_op(
     name="var", engine="tensor", symbol="var", forward=_var_forward, grads=(_var_grad,),
+    jvps=(_var_jvp,),
     formulas=("∂/∂xᵢ = 2·(xᵢ − mean)/(n − ddof)",), cases=_var_cases,
     label=lambda a: "var" + fmt_axis(a), float_only=True)
 
@@ -176,9 +196,15 @@ def _logsumexp_forward(x, axis=None, keepdims=False):
     return nd(out), (p,)
 
 
+def _logsumexp_jvp(t, p, axis=None, keepdims=False):
+    """ṫ = Σᵢ softmax(x)ᵢ·ṫᵢ"""
+    return nd((p * t).sum(axis=axis, keepdims=keepdims))
+
+
 LOGSUMEXP = define_op(
     name="logsumexp", engine="tensor", symbol="logΣexp", forward=_logsumexp_forward,
     grads=(lambda g, p, axis=None, keepdims=False: nd(keep(g, p.shape, axis, keepdims) * p),),
+    jvps=(_logsumexp_jvp,),
     formulas=("∂/∂xᵢ = softmax(x)ᵢ = e^xᵢ / Σⱼ e^xⱼ",), cases=_reduction_cases(uniform),
     label=lambda a: "logsumexp" + fmt_axis(a), float_only=True)
 
@@ -210,6 +236,12 @@ def _log_softmax_grad(g, out, axis=-1, **_):
     return nd(g - np.exp(out) * g.sum(axis=axis, keepdims=True))
 
 
+def _log_softmax_jvp(t, out, axis=-1, **_):
+    """ṫ = ṫx − Σⱼ softmax(x)ⱼ·ṫxⱼ  (J = I − 1·softmaxᵀ is not symmetric: not the
+    backward rule, which gives g − softmax·Σ g)."""
+    return nd(t - (np.exp(out) * t).sum(axis=axis, keepdims=True))
+
+
 def _softmax_cases(rng):
     return [((uniform(rng, s),), {"axis": a})
             for s, a in (((5,), -1), ((3, 4), -1), ((3, 4), 0), ((2, 3, 4), 1))]
@@ -218,8 +250,12 @@ def _softmax_cases(rng):
 SOFTMAX = define_op(
     name="softmax", engine="tensor", symbol="softmax", forward=_softmax_forward,
     grads=(_softmax_grad,), formulas=("∂yᵢ/∂xⱼ = yᵢ·(δᵢⱼ − yⱼ)",), cases=_softmax_cases,
+    # ṫ = y ⊙ (ṫx − Σ y⊙ṫx): the Jacobian diag(y) − y·yᵀ is symmetric, so the
+    # backward rule applied to a tangent is the forward rule (derived, not rewritten)
+    jvps=(_softmax_grad,),
     label=lambda a: f"softmax(axis={a.get('axis', -1)})", float_only=True)
 LOG_SOFTMAX = define_op(
     name="log_softmax", engine="tensor", symbol="log_softmax", forward=_log_softmax_forward,
     grads=(_log_softmax_grad,), formulas=("∂yᵢ/∂xⱼ = δᵢⱼ − softmax(x)ⱼ",), cases=_softmax_cases,
+    jvps=(_log_softmax_jvp,),
     label=lambda a: f"log_softmax(axis={a.get('axis', -1)})", float_only=True)

@@ -3,6 +3,11 @@
 Their backward moves the gradient back the same way: reshape it to the
 input's shape, apply the inverse permutation, slice it apart (``cat``), pick
 one slice (``stack``), or crop the padding (``pad``).
+
+Their forward-mode rule is the forward itself: moving numbers around is linear,
+so the tangents move the same way (``linear=True``: ṫ = reshape(ṫx), ṫ =
+cat(ṫ₁, ṫ₂, …) …).  ``pad`` is the exception: padding with a non-zero value is
+affine, not linear, so its tangent is padded with zeros by a rule of its own.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ def _shape_of(g, in_shape, **_):
 
 RESHAPE = define_op(
     name="reshape", engine="tensor", symbol="reshape",
+    linear=True,  # ṫ = reshape(ṫx)
     forward=lambda x, shape: (x.reshape(shape), (x.shape,)), grads=(_shape_of,),
     formulas=("∂/∂x = the gradient reshaped back to x's shape",),
     cases=lambda rng: [((uniform(rng, (2, 6)),), {"shape": (3, 4)}),
@@ -72,6 +78,7 @@ def _transpose_grad(g, axes=None, **_):
 
 TRANSPOSE = define_op(
     name="transpose", engine="tensor", symbol="ᵀ", forward=_transpose_forward,
+    linear=True,  # ṫ = ṫxᵀ (the same permutation)
     grads=(_transpose_grad,),
     formulas=("∂/∂x = the gradient with the inverse permutation applied",),
     cases=lambda rng: [((uniform(rng, (3, 4)),), {"axes": None}),
@@ -86,6 +93,7 @@ TRANSPOSE = define_op(
 
 SQUEEZE = define_op(
     name="squeeze", engine="tensor", symbol="squeeze",
+    linear=True,  # ṫ = squeeze(ṫx)
     forward=lambda x, axis=None: (np.squeeze(x, axis), (x.shape,)), grads=(_shape_of,),
     formulas=("∂/∂x = the gradient reshaped back (size-1 axes return)",),
     cases=lambda rng: [((uniform(rng, (3, 1, 4)),), {"axis": 1}),
@@ -94,6 +102,7 @@ SQUEEZE = define_op(
     label=lambda a: "squeeze" if a.get("axis") is None else f"squeeze({a['axis']})")
 UNSQUEEZE = define_op(
     name="unsqueeze", engine="tensor", symbol="unsqueeze",
+    linear=True,  # ṫ = unsqueeze(ṫx)
     forward=lambda x, axis: (np.expand_dims(x, axis), (x.shape,)), grads=(_shape_of,),
     formulas=("∂/∂x = the gradient reshaped back (the new axis dropped)",),
     cases=lambda rng: [((uniform(rng, (3, 4)),), {"axis": 0}),
@@ -102,6 +111,7 @@ UNSQUEEZE = define_op(
     label=lambda a: f"unsqueeze({a['axis']})")
 EXPAND = define_op(
     name="expand", engine="tensor", symbol="expand",
+    linear=True,  # ṫ = expand(ṫx): every copy moves with x
     forward=lambda x, shape: (np.broadcast_to(x, shape), ()), grads=(lambda g, **_: g,),
     formulas=("∂/∂x = Σ of the gradient over the copies (the engine's unbroadcast)",),
     cases=lambda rng: [((uniform(rng, (3, 1)),), {"shape": (3, 4)}),
@@ -110,6 +120,7 @@ EXPAND = define_op(
     label=lambda a: f"expand{tuple(a['shape'])}")
 FLATTEN = define_op(
     name="flatten", engine="tensor", symbol="flatten",
+    linear=True,  # ṫ = flatten(ṫx)
     forward=lambda x, shape: (x.reshape(shape), (x.shape,)), grads=(_shape_of,),
     formulas=("∂/∂x = the gradient reshaped back to x's shape",),
     cases=lambda rng: [((uniform(rng, (2, 3, 4)),), {"shape": (2, 12)}),
@@ -135,6 +146,7 @@ def _cat_vjp(g, *lengths, axis=0):
 
 CAT = define_op(
     name="cat", engine="tensor", symbol="cat", forward=_cat_forward, vjp=_cat_vjp,
+    linear=True,  # ṫ = cat(ṫ₁, ṫ₂, …), zeros for an input with no tangent
     variadic=True, formulas=("∂/∂xₖ = the gradient's slice where xₖ was placed",),
     cases=lambda rng: [((uniform(rng, (2, 3)), uniform(rng, (4, 3))), {"axis": 0}),
                        ((uniform(rng, (2, 3)), uniform(rng, (2, 1)), uniform(rng, (2, 2))),
@@ -155,6 +167,7 @@ def _stack_vjp(g, axis=0, **_):
 
 STACK = define_op(
     name="stack", engine="tensor", symbol="stack", forward=_stack_forward, vjp=_stack_vjp,
+    linear=True,  # ṫ = stack(ṫ₁, ṫ₂, …)
     variadic=True, formulas=("∂/∂xₖ = the gradient's k-th slice along the new axis",),
     cases=lambda rng: [((uniform(rng, (2, 3)), uniform(rng, (2, 3))), {"axis": 0}),
                        ((uniform(rng, (3,)), uniform(rng, (3,)), uniform(rng, (3,))),
@@ -172,8 +185,15 @@ def _pad_grad(g, in_shape, pad_width, value=0.0):
     return g[index]
 
 
+def _pad_jvp(t, in_shape, pad_width, value=0.0):
+    """ṫ = pad(ṫx, 0): the padding value is a constant, so its tangent is zero.
+    (``PAD`` as a function: on a node in a graph-building pass, a recorded pad.)"""
+    return PAD(t, pad_width=pad_width, value=0.0)
+
+
 PAD = define_op(
     name="pad", engine="tensor", symbol="pad", forward=_pad_forward, grads=(_pad_grad,),
+    jvps=(_pad_jvp,),
     formulas=("∂/∂x = the gradient with the padding cropped off",),
     cases=lambda rng: [((uniform(rng, (2, 3)),), {"pad_width": ((1, 0), (2, 1))}),
                        ((uniform(rng, (1, 2, 3, 3)),),
@@ -183,6 +203,7 @@ PAD = define_op(
 
 CAST = define_op(
     name="cast", engine="tensor", symbol="cast",
+    linear=True,  # ṫ = cast(ṫx): between float dtypes, a cast is linear
     forward=lambda x, dtype: (x.astype(dtype), (x.dtype,)),
     grads=(lambda g, in_dtype, dtype: g.astype(in_dtype),),
     formulas=("∂/∂x = 1 (the gradient is cast back to x's dtype)",),
