@@ -23,6 +23,13 @@ holds the maximum (one winner per window, like PyTorch): a scatter-add of the
 upstream gradient at the winners' positions.  Which pixel won is a constant
 (piecewise, like relu's mask), so that rule is twice differentiable too: the
 scatter's own gradient picks the gradient at the same positions.
+
+**Forward mode** (tangents ṫ from the inputs' tangents; rules on raw arrays,
+written with ops so that they can later run on nodes too):
+
+    conv2d      ṫ = conv(ṫx, W) + conv(x, ṫW) + ṫb     (bilinear in x and W)
+    max_pool2d  ṫ = ṫx at each window's (first) maximum  (the backward's winners)
+    avg_pool2d  ṫ = avg_pool(ṫx)                         (linear: the forward on ṫx)
 """
 
 from __future__ import annotations
@@ -69,8 +76,7 @@ def _conv_forward(x, w, b=None, stride=(1, 1), padding=(0, 0), **_):
     O, _, kh, kw = w.shape
     out_hw = (conv_output_size(H, kh, stride[0], padding[0]),
               conv_output_size(W, kw, stride[1], padding[1]))
-    ph, pw = padding
-    xp = PAD(x, pad_width=((0, 0), (0, 0), (ph, ph), (pw, pw))) if ph or pw else x
+    xp = _pad_op(x, padding)
     cols = IM2COL(xp, kernel=(kh, kw), stride=tuple(stride))
     wm = w.reshape(O, -1)
     out = wm @ cols                                  # (O, N·Ho·Wo): one BLAS call
@@ -81,6 +87,12 @@ def _conv_forward(x, w, b=None, stride=(1, 1), padding=(0, 0), **_):
     # gradient reaching backward is already the (O, N·Ho·Wo) matrix it needs.
     out = out.reshape(O, N, *out_hw).transpose(1, 0, 2, 3)
     return out, (cols, wm, xp.shape, x.shape, (kh, kw))
+
+
+def _pad_op(x, padding):
+    """``x`` with ``padding`` zeros around H and W, by the PAD op (a node on nodes)."""
+    ph, pw = padding
+    return PAD(x, pad_width=((0, 0), (0, 0), (ph, ph), (pw, pw))) if ph or pw else x
 
 
 def _plus(out, b):
@@ -109,6 +121,26 @@ def _conv_grad_w(g, cols, wm, xp_shape, x_shape, kernel, **_):
 
 def _conv_grad_b(g, *saved, **_):
     return g.sum(axis=(0, 2, 3))
+
+
+# Forward mode: conv2d is bilinear in (x, W), so each one's share of the tangent is
+# the convolution with the other held fixed, and the bias's is itself, broadcast.
+def _conv_jvp_x(t, cols, wm, xp_shape, x_shape, kernel, **attrs):
+    """ṫ = conv(ṫx, W): the forward itself, with the input's tangent for the input."""
+    return _conv_forward(t, wm.reshape(wm.shape[0], x_shape[1], *kernel), None, **attrs)[0]
+
+
+def _conv_jvp_w(t, cols, wm, xp_shape, x_shape, kernel, stride=(1, 1), **_):
+    """ṫ = conv(x, ṫW): the tangent kernel against the saved patches of x."""
+    out_hw = (conv_output_size(xp_shape[2], kernel[0], stride[0], 0),
+              conv_output_size(xp_shape[3], kernel[1], stride[1], 0))
+    out = t.reshape(wm.shape[0], -1) @ cols          # (O, N·Ho·Wo), as in the forward
+    return out.reshape(wm.shape[0], x_shape[0], *out_hw).transpose(1, 0, 2, 3)
+
+
+def _conv_jvp_b(t, *saved, **_):
+    """ṫ = ṫb, one value per output channel (broadcast over N, H, W)."""
+    return t.reshape(1, -1, 1, 1)
 
 
 def _conv_label(attrs):
@@ -152,12 +184,14 @@ _CONV_FORMULAS = ("∂/∂x = col2im(Wᵀ·g): each patch's gradient added back 
 CONV2D = define_op(
     name="conv2d", engine="tensor", symbol="conv2d", forward=_conv_forward,
     grads=(_conv_grad_x, _conv_grad_w, _conv_grad_b), formulas=_CONV_FORMULAS,
+    jvps=(_conv_jvp_x, _conv_jvp_w, _conv_jvp_b),  # ṫ = conv(ṫx, W) + conv(x, ṫW) + ṫb
     cases=_conv_cases(True), label=_conv_label,
     doc="2-D cross-correlation over NCHW input by im2col + one matrix product.")
 CONV2D_NO_BIAS = define_op(
     name="conv2d_no_bias", engine="tensor", symbol="conv2d",
     forward=lambda x, w, **attrs: _conv_forward(x, w, None, **attrs),
     grads=(_conv_grad_x, _conv_grad_w), formulas=_CONV_FORMULAS[:2],
+    jvps=(_conv_jvp_x, _conv_jvp_w),  # ṫ = conv(ṫx, W) + conv(x, ṫW)
     cases=_conv_cases(False), label=_conv_label,
     doc="conv2d without a bias term.")
 
@@ -249,6 +283,15 @@ def _max_pool_grad(g, xp, out, kernel=(2, 2), stride=(2, 2), padding=(0, 0), **_
     return _crop(gp.reshape(C, N, H, W).transpose(1, 0, 2, 3), padding)
 
 
+def _max_pool_jvp(t, xp, out, kernel=(2, 2), stride=(2, 2), padding=(0, 0), **_):
+    """ṫ = ṫx at each window's (first) maximum: a gather at the backward's winners, the
+    transpose of its scatter (a tie gives the tangent of the pixel that got the gradient)."""
+    xp, out = data_of(xp), data_of(out)
+    where = _winners(xp, out, kernel, stride)    # into a channel-major (C, N, H, W) copy
+    flat = _pad_op(t, padding).transpose(1, 0, 2, 3).reshape(-1)
+    return flat[where].reshape(out.shape)
+
+
 def _avg_pool_forward(x, kernel=(2, 2), stride=(2, 2), padding=(0, 0), **_):
     out_hw = _pool_geometry(x.shape, kernel, stride, padding)
     xp = _pad(x, padding)
@@ -303,13 +346,14 @@ def _pool_cases(values):
 
 MAX_POOL2D = define_op(
     name="max_pool2d", engine="tensor", symbol="maxpool", forward=_max_pool_forward,
-    grads=(_max_pool_grad,),
+    grads=(_max_pool_grad,), jvps=(_max_pool_jvp,),  # ṫ = ṫx at each window's maximum
     formulas=("∂/∂x = 1 for the (first) maximum of each window, 0 elsewhere",),
     cases=_pool_cases(_distinct), label=_pool_label("maxpool"), constant_saves=True,
     doc="Max over each kh×kw window: running np.maximum over kh·kw strided slices.")
 AVG_POOL2D = define_op(
     name="avg_pool2d", engine="tensor", symbol="avgpool", forward=_avg_pool_forward,
     grads=(_avg_pool_grad,), formulas=("∂/∂x = 1/(kh·kw) for every pixel of the window",),
+    linear=True,  # ṫ = avg_pool(ṫx): zero padding keeps it linear
     cases=_pool_cases(lambda rng, shape: rng.uniform(-1, 1, shape)),
     label=_pool_label("avgpool"),
     doc="Mean over each kh×kw window (zero padding counts towards the mean, as in PyTorch).")

@@ -23,6 +23,10 @@ gradient is that pixel's gradient: im2col.  (In matrix terms col2im is the
 transpose of im2col: ``⟨im2col(x), c⟩ = ⟨x, col2im(c)⟩``.)  So conv2d's
 rules, written with these ops, matmul and sums, build a graph in a
 ``create_graph`` pass, and that graph can be differentiated again.
+
+**Forward mode.**  Both are linear (copies and sums of their input's entries),
+so each is its own derivative: ``ṫ = im2col(ṫx)``, ``ṫ = col2im(ṫcols)``, the
+forward run on the tangent (``linear=True``).
 """
 
 from __future__ import annotations
@@ -119,6 +123,7 @@ IM2COL = define_op(
            COL2IM(g, shape=x_shape, kernel=kernel, stride=stride),),
     formulas=("∂/∂x = col2im(g): each column's gradient added back onto the pixels it "
               "was copied from",),
+    linear=True,  # ṫ = im2col(ṫx)
     cases=_im2col_cases, label=_label("im2col"),
     doc="The kh×kw patches of an NCHW input as the columns of a (C·kh·kw, N·Ho·Wo) matrix.")
 COL2IM = define_op(
@@ -127,5 +132,6 @@ COL2IM = define_op(
            IM2COL(g, kernel=kernel, stride=stride),),
     formulas=("∂/∂cols = im2col(g): each entry gets the gradient of the pixel it was "
               "added onto",),
+    linear=True,  # ṫ = col2im(ṫcols)
     cases=_col2im_cases, label=_label("col2im"),
     doc="The transpose of im2col: columns added back onto an NCHW array of the given shape.")

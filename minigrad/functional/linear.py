@@ -7,6 +7,10 @@ forward and two backward, the same as hand-written numpy:
     ∂L/∂x = g @ W,     ∂L/∂W = gᵀ @ x,     ∂L/∂b = Σ_rows g
 
 (for inputs with more than two axes, all leading axes are flattened into rows).
+
+Forward mode: the product is bilinear, so each input's share of the tangent is
+the product with the other held fixed, ``ṫ = ṫx·Wᵀ + x·ṫWᵀ + ṫb``.  Dropout is
+linear in x for its node's mask: ``ṫ = m·ṫx``, with the mask the node saved.
 """
 
 from __future__ import annotations
@@ -43,6 +47,21 @@ def _linear_grad_b(g, x, w):
     return g.sum(axis=0) if g.ndim == 2 else _rows(g).sum(axis=0)
 
 
+def _linear_jvp_x(t, x, w):
+    """ṫ = ṫx·Wᵀ"""
+    return t @ w.T
+
+
+def _linear_jvp_w(t, x, w):
+    """ṫ = x·ṫWᵀ"""
+    return x @ t.T
+
+
+def _linear_jvp_b(t, x, w):
+    """ṫ = ṫb, the same for every row"""
+    return t
+
+
 def _linear_cases(with_bias):
     def cases(rng):
         out = []
@@ -62,10 +81,12 @@ _LINEAR_FORMULAS = ("∂/∂x = g·W", "∂/∂W = gᵀ·x", "∂/∂b = Σ g ov
 LINEAR = define_op(
     name="linear", engine="tensor", symbol="linear", forward=_linear_forward,
     grads=(_linear_grad_x, _linear_grad_w, _linear_grad_b), formulas=_LINEAR_FORMULAS,
+    jvps=(_linear_jvp_x, _linear_jvp_w, _linear_jvp_b),  # ṫ = ṫx·Wᵀ + x·ṫWᵀ + ṫb
     cases=_linear_cases(True), doc="A fully connected layer, x @ W.T + b, as one node.")
 LINEAR_NO_BIAS = define_op(
     name="linear_no_bias", engine="tensor", symbol="linear",
     forward=lambda x, w, **_: _linear_forward(x, w), grads=(_linear_grad_x, _linear_grad_w),
+    jvps=(_linear_jvp_x, _linear_jvp_w),  # ṫ = ṫx·Wᵀ + x·ṫWᵀ
     formulas=_LINEAR_FORMULAS[:2], cases=_linear_cases(False),
     doc="linear without a bias term.")
 
@@ -86,10 +107,21 @@ def _dropout_forward(x, p=0.5, seed=0, **_):
     return x * mask, (mask,)
 
 
+def _times_mask(g, mask, **_):
+    """``g·m``: the gradient, and the tangent, through the node's mask.
+
+    Dropout is elementwise, so its Jacobian (the diagonal mask) is symmetric: the
+    backward rule, given a tangent, is the forward rule, ṫ = m·ṫx.  ``linear=True``
+    would rerun the forward instead, drawing the mask again (the same one, since
+    it is a function of the node's seed, but a redraw per tangent for nothing).
+    """
+    return g * mask
+
+
 DROPOUT = define_op(
     name="dropout", engine="tensor", symbol="dropout", forward=_dropout_forward,
     constant_saves=True,
-    grads=(lambda g, mask, **_: g * mask,),
+    grads=(_times_mask,), jvps=(_times_mask,),  # ṫ = m·ṫx
     formulas=("∂/∂x = m/(1−p) (m: the node's keep mask, each unit kept with probability 1−p)",),
     cases=lambda rng: [((rng.normal(0, 1, s),), {"p": p, "seed": k})
                        for k, (s, p) in enumerate((((10,), 0.5), ((3, 4), 0.2),

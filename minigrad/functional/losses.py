@@ -10,6 +10,17 @@ exponent is e⁰ = 1) and whose gradient is the famous one-liner
 
 Integer class targets are an input of the op (so renderers show them as a
 parent) with a gradient rule that returns ``None``: no gradient flows to them.
+
+**Forward mode.**  A loss's tangent is the per-sample derivative dotted with the
+inputs' tangents, then the same reduction (a sum, or a mean) as the forward:
+
+    cross_entropy  ṫ = Σ_c (softmax(z) − onehot(t))·ṫz      nll_loss  ṫ = −ṫlogp[t]
+    mse_loss, binary_cross_entropy(_with_logits): elementwise before the reduction,
+                   ṫ = reduce(∂ℓ/∂xᵢ ⊙ ṫᵢ), with ∂ℓ/∂xᵢ ⊙ ṫᵢ the backward rule at
+                   reduction="none" given ṫᵢ (a diagonal Jacobian is its own transpose)
+
+Class targets have no tangent (their forward rule, like their backward one, is
+``no_gradient``).
 """
 
 from __future__ import annotations
@@ -80,6 +91,27 @@ def _cross_entropy_grad(g, probs, targets, reduction="mean", **_):
                                        index=(np.arange(n), targets))
 
 
+def _cross_entropy_jvp(t, probs, targets, reduction="mean", **_):
+    """ṫ = Σ_c (softmax(z) − onehot(t))·ṫz for each sample, then the reduction."""
+    per_sample = (probs * t).sum(axis=1) - t[np.arange(len(targets)), targets]
+    return _reduce(per_sample, reduction, per_sample.dtype)
+
+
+def _elementwise_jvp(grad):
+    """The forward rule of an elementwise loss, derived from its backward rule ``grad``.
+
+    Before its reduction the loss is elementwise, ℓⱼ = f(xⱼ, yⱼ), so at
+    reduction="none" ``grad(ṫ)`` returns ∂ℓ/∂x ⊙ ṫ: the tangent of the losses.
+    The reduction is linear, so the output's tangent is that, reduced.
+    """
+    def rule(t, *saved, reduction="mean", **attrs):
+        part = nd(grad(t, *saved, reduction="none", **attrs))
+        return _reduce(part, reduction, part.dtype)
+
+    rule.__name__ = rule.__qualname__ = grad.__name__.replace("_grad", "_jvp")
+    return rule
+
+
 def _class_cases(rng, reduction="mean", scale=1.0):
     out = []
     for n, c in ((5, 3), (1, 4), (8, 10)):
@@ -102,6 +134,7 @@ def _loss_label(name):
 CROSS_ENTROPY = define_op(
     name="cross_entropy", engine="tensor", symbol="CE", forward=_cross_entropy_forward,
     grads=(_cross_entropy_grad, no_gradient),
+    jvps=(_cross_entropy_jvp, no_gradient),  # ṫ = Σ_c (softmax(z) − onehot(t))·ṫz
     formulas=("∂/∂z = (softmax(z) − onehot(t)) / N",
               "∂/∂t = none (integer class targets have no gradient)"),
     cases=_class_cases_every_reduction,
@@ -123,9 +156,16 @@ def _nll_grad(g, shape, dtype, targets, reduction="mean", **_):
     return SCATTER_ADD(picked.astype(dtype), shape=shape, index=(np.arange(n), targets))
 
 
+def _nll_jvp(t, shape, dtype, targets, reduction="mean", **_):
+    """ṫ = −ṫlogp at each row's target, then the reduction."""
+    picked = -t[np.arange(len(targets)), targets]
+    return _reduce(picked, reduction, picked.dtype)
+
+
 NLL_LOSS = define_op(
     name="nll_loss", engine="tensor", symbol="NLL", forward=_nll_forward,
     grads=(_nll_grad, no_gradient),
+    jvps=(_nll_jvp, no_gradient),  # ṫ = −ṫlogp[t]
     formulas=("∂/∂logp = −onehot(t) / N",
               "∂/∂t = none (integer class targets have no gradient)"),
     cases=_class_cases_every_reduction,
@@ -166,6 +206,8 @@ def _prob(rng, shape):
 MSE_LOSS = define_op(
     name="mse_loss", engine="tensor", symbol="MSE", forward=_mse_forward,
     grads=(_mse_grad_pred, _mse_grad_target),
+    # ṫ = reduce(2(ŷ − y)·(ṫŷ − ṫy))
+    jvps=(_elementwise_jvp(_mse_grad_pred), _elementwise_jvp(_mse_grad_target)),
     formulas=("∂/∂ŷ = 2(ŷ − y)/N", "∂/∂y = −2(ŷ − y)/N"),
     cases=_pair_cases(_normal, _normal), label=_loss_label("mse_loss"))
 
@@ -197,6 +239,8 @@ def _bce_grad_y(g, p, y, log_p, log_q, reduction="mean", **_):
 BCE = define_op(
     name="binary_cross_entropy", engine="tensor", symbol="BCE", forward=_bce_forward,
     grads=(_bce_grad_p, _bce_grad_y),
+    # ṫ = reduce((p − y)/(p(1−p))·ṫp + (log(1−p) − log p)·ṫy)
+    jvps=(_elementwise_jvp(_bce_grad_p), _elementwise_jvp(_bce_grad_y)),
     formulas=("∂/∂p = (p − y)/(p(1−p)N)", "∂/∂y = (log(1−p) − log p)/N"),
     cases=_pair_cases(_prob, _prob), label=_loss_label("binary_cross_entropy"),
     doc="Binary cross-entropy of probabilities in (0, 1); log is clamped at -100 like PyTorch.")
@@ -223,6 +267,8 @@ def _bce_logits_grad_y(g, x, y, sig, reduction="mean", **_):
 BCE_WITH_LOGITS = define_op(
     name="binary_cross_entropy_with_logits", engine="tensor", symbol="BCE·σ",
     forward=_bce_logits_forward, grads=(_bce_logits_grad_x, _bce_logits_grad_y),
+    # ṫ = reduce((σ(x) − y)·ṫx − x·ṫy)
+    jvps=(_elementwise_jvp(_bce_logits_grad_x), _elementwise_jvp(_bce_logits_grad_y)),
     formulas=("∂/∂x = (σ(x) − y)/N", "∂/∂y = −x/N"),
     cases=_pair_cases(_normal, _prob), label=_loss_label("bce_with_logits"))
 

@@ -14,6 +14,15 @@ small ops the backward would take a dozen nodes; fused, it is the closed form
 
 which says: the gradient of a normalised value loses its component along the
 mean (shifting x does not change x̂) and along x̂ itself (scaling x does not).
+
+**Forward mode.**  That map, ``ĝ ↦ ∂L/∂x``, is the normalisation's Jacobian
+(1/√(σ²+ε))·(I − 11ᵀ/M − x̂x̂ᵀ/M) for each group, which is symmetric; so the same
+closed form applied to a tangent is the tangent of x̂, and the output's is
+
+    ṫ = γ·(ṫx − mean ṫx − x̂·mean(x̂·ṫx))/√(σ²+ε) + x̂·ṫγ + ṫβ.
+
+In eval mode the statistics are the running ones, inputs of their own: the
+output is affine in x, ṫ = γ·ṫx/√(σ²+ε) + …, one term per input.
 """
 
 from __future__ import annotations
@@ -65,6 +74,22 @@ def _bn_grad_b(g, xhat, inv, w_b, axes, **_):
     return g.sum(axis=axes)
 
 
+def _bn_jvp_x(t, xhat, inv, w_b, axes, **_):
+    """ṫ = γ·(ṫx − mean ṫx − x̂·mean(x̂·ṫx))/√(σ²+ε): the backward's closed form (a
+    symmetric Jacobian) applied to the tangent, scaled by γ."""
+    return w_b * _normalize_grad(t, xhat, inv, axes)
+
+
+def _bn_jvp_w(t, xhat, inv, w_b, axes, **_):
+    """ṫ = x̂·ṫγ (ṫγ per channel)"""
+    return xhat * t.reshape(w_b.shape)
+
+
+def _bn_jvp_b(t, xhat, inv, w_b, axes, **_):
+    """ṫ = ṫβ (per channel, broadcast)"""
+    return t.reshape(w_b.shape)
+
+
 def _bn_cases(rng):
     out = []
     for shape in ((6, 3), (4, 2, 3), (3, 2, 3, 2)):
@@ -82,6 +107,8 @@ _NORM_FORMULAS = ("∂/∂x = (ĝ − mean ĝ − x̂·mean(ĝ·x̂))/√(σ²+�
 BATCH_NORM = define_op(
     name="batch_norm", engine="tensor", symbol="BatchNorm", forward=_bn_forward,
     grads=(_bn_grad_x, _bn_grad_w, _bn_grad_b), formulas=_NORM_FORMULAS, cases=_bn_cases,
+    # ṫ = γ·(ṫx − mean ṫx − x̂·mean(x̂·ṫx))/√(σ²+ε) + x̂·ṫγ + ṫβ
+    jvps=(_bn_jvp_x, _bn_jvp_w, _bn_jvp_b),
     label=lambda attrs: "BatchNorm",
     doc="Batch normalisation with this batch's statistics (training mode).")
 
@@ -115,6 +142,31 @@ def _bn_eval_grad_var(g, xc, scale, inv, w, axes, bshape, **_):
     return (g * xc).sum(axis=axes) * w * (-0.5 * inv**3)
 
 
+def _bn_eval_jvp_x(t, xc, scale, inv, w, axes, bshape, **_):
+    """ṫ = γ·ṫx/√(σ²+ε)"""
+    return t * scale
+
+
+def _bn_eval_jvp_w(t, xc, scale, inv, w, axes, bshape, **_):
+    """ṫ = (x − μ)·ṫγ/√(σ²+ε)"""
+    return xc * (t * inv).reshape(bshape)
+
+
+def _bn_eval_jvp_b(t, xc, scale, inv, w, axes, bshape, **_):
+    """ṫ = ṫβ"""
+    return t.reshape(bshape)
+
+
+def _bn_eval_jvp_mean(t, xc, scale, inv, w, axes, bshape, **_):
+    """ṫ = −γ·ṫμ/√(σ²+ε)"""
+    return -(t * w * inv).reshape(bshape)
+
+
+def _bn_eval_jvp_var(t, xc, scale, inv, w, axes, bshape, **_):
+    """ṫ = −½·γ(x − μ)·ṫσ²/(σ²+ε)^(3/2)"""
+    return xc * (t * w * (-0.5 * inv**3)).reshape(bshape)
+
+
 def _bn_eval_cases(rng):
     return [(xs + (rng.normal(0, 0.3, xs[1].shape), rng.uniform(0.5, 2.0, xs[1].shape)), attrs)
             for xs, attrs in _bn_cases(rng)]
@@ -125,6 +177,9 @@ BATCH_NORM_EVAL = define_op(
     name="batch_norm_eval", engine="tensor", symbol="BatchNorm", forward=_bn_eval_forward,
     grads=(_bn_eval_grad_x, _bn_eval_grad_w, _bn_eval_grad_b, _bn_eval_grad_mean,
            _bn_eval_grad_var),
+    # ṫ = (γ·(ṫx − ṫμ) + (x−μ)·ṫγ)/√(σ²+ε) − ½·γ(x−μ)·ṫσ²/(σ²+ε)^(3/2) + ṫβ
+    jvps=(_bn_eval_jvp_x, _bn_eval_jvp_w, _bn_eval_jvp_b, _bn_eval_jvp_mean,
+          _bn_eval_jvp_var),
     formulas=("∂/∂x = γ/√(σ²+ε)", "∂/∂γ = Σ g·(x−μ)/√(σ²+ε)", "∂/∂β = Σ g",
               "∂/∂μ = −Σ g·γ/√(σ²+ε)", "∂/∂σ² = −½·Σ g·γ(x−μ)/(σ²+ε)^(3/2)"),
     cases=_bn_eval_cases, label=lambda attrs: "BatchNorm(eval)",
@@ -152,6 +207,21 @@ def _ln_grad_b(g, xhat, inv, w, axes, **_):
     return g.sum(axis=lead) if lead else g
 
 
+def _ln_jvp_x(t, xhat, inv, w, axes, **_):
+    """ṫ = γ·(ṫx − mean ṫx − x̂·mean(x̂·ṫx))/√(σ²+ε), as in batch norm"""
+    return w * _normalize_grad(t, xhat, inv, axes)
+
+
+def _ln_jvp_w(t, xhat, inv, w, axes, **_):
+    """ṫ = x̂·ṫγ"""
+    return xhat * t
+
+
+def _ln_jvp_b(t, xhat, inv, w, axes, **_):
+    """ṫ = ṫβ (broadcast over the leading axes)"""
+    return t
+
+
 def _ln_cases(rng):
     out = []
     for shape, k in (((4, 5), 1), ((2, 3, 4), 1), ((2, 3, 4), 2), ((6,), 1)):
@@ -164,5 +234,7 @@ def _ln_cases(rng):
 LAYER_NORM = define_op(
     name="layer_norm", engine="tensor", symbol="LayerNorm", forward=_ln_forward,
     grads=(_ln_grad_x, _ln_grad_w, _ln_grad_b), formulas=_NORM_FORMULAS, cases=_ln_cases,
+    # ṫ = γ·(ṫx − mean ṫx − x̂·mean(x̂·ṫx))/√(σ²+ε) + x̂·ṫγ + ṫβ
+    jvps=(_ln_jvp_x, _ln_jvp_w, _ln_jvp_b),
     label=lambda attrs: "LayerNorm",
     doc="Layer normalisation over the trailing `ndim` axes of each sample.")
