@@ -65,7 +65,7 @@ class OutputGrads:
 def _describe(x) -> str:
     if x is None:
         return "None"
-    data = getattr(x, "data", x)
+    data = x if isinstance(x, np.ndarray) else getattr(x, "data", x)  # (a node's data)
     if isinstance(data, np.ndarray):
         return f"<{data.shape} {data.dtype}>"
     return repr(data)
