@@ -60,8 +60,8 @@ from .options import MODULES, RANKDIRS
 from .orders import legend_orders, order_color, order_fill, order_mark, order_title
 from .view import GraphView, cluster_key
 
-__all__ = ["to_dot", "render_dot", "edge_label", "box_summary", "box_contents", "auto_rankdir", "in_frame",
-           "drawn_edges",
+__all__ = ["to_dot", "render_dot", "edge_label", "box_summary", "box_contents", "auto_rankdir",
+           "in_frame", "drawn_edges",
            "legend_entries", "stacks_fields", "scalar_fields", "Dot", "COLORS", "RANKDIRS",
            "MODULES"]
 
