@@ -29,6 +29,7 @@ from .tensor import Tensor, apply_op
 from .tensor_functions import (
     arange,
     cat,
+    chunk,
     concatenate,
     full,
     maximum,
@@ -37,8 +38,11 @@ from .tensor_functions import (
     ones_like,
     rand,
     randn,
+    split,
     stack,
     tensor,
+    topk,
+    unbind,
     where,
     zeros,
     zeros_like,
@@ -53,6 +57,7 @@ __all__ = [
     "Tensor", "Value", "apply_op", "arange", "cat", "concatenate", "detect_anomaly",
     "enable_grad", "full", "gradcheck", "graph_memory", "is_grad_enabled", "manual_seed",
     "maximum", "minimum", "no_grad", "ones", "ones_like", "rand", "randn", "record",
-    "set_grad_enabled", "stack", "tensor", "topological_order", "where", "zeros", "zeros_like",
+    "set_grad_enabled", "split", "chunk", "stack", "tensor", "topk", "topological_order", "unbind",
+    "where", "zeros", "zeros_like",
     "data", "func", "functional", "nn", "optim",
 ]

@@ -18,7 +18,11 @@ The PyTorch pattern, on the same graph record as every built-in op::
     y = Cube.apply(t)
 
 ``forward`` receives the inputs as given (Tensors, or Values) and runs with
-grad mode off; it may return a Tensor, a numpy array or a number.
+grad mode off; it may return a Tensor, a numpy array or a number, or a tuple
+of them: several outputs sharing one backward (``autograd/outputs.py``), each
+knowing its ``output_nr``; ``backward(ctx, *grads)`` then gets one gradient per
+output, zeros for an output nobody used (``None`` for an integer one), as in
+PyTorch.
 ``backward`` receives the upstream gradient (a Tensor, or a float for
 Values) and returns one gradient per ``forward`` input: ``None`` for an input
 that needs none (check ``ctx.needs_input_grad``).  A gradient in a broadcast
@@ -62,6 +66,8 @@ from .autograd.accumulate import unbroadcastable
 from .autograd.grad_mode import no_grad
 from .autograd.higher import NotTwiceDifferentiableError
 from .autograd.node import Node, init_node
+from .autograd.output_grads import OutputGrads
+from .autograd.outputs import record_outputs
 from .autograd.registry import Op
 from .autograd.state import grad_enabled
 from .tensor import Tensor
@@ -175,7 +181,9 @@ class Function:
         ctx = FunctionCtx(cls.__name__, needs)
         with no_grad():
             out = cls.forward(ctx, *args, **kwargs)
-        out = _output_data(cls, out, scalar, nodes)
+        several = isinstance(out, tuple)
+        out = (tuple(_output_data(cls, o, scalar, nodes) for o in out) if several
+               else _output_data(cls, out, scalar, nodes))
         entries = [_saved_entry(v) for v in ctx._to_save]
         ctx._to_save = ()  # the node's ``saved`` owns them now (released after backward)
         ctx._kinds = tuple(k for k, _ in entries)
@@ -186,6 +194,8 @@ class Function:
         ctx._shapes = tuple(np.shape(n.data) for n in nodes)  # to check backward's results
         # ctx is the node's bookkeeping for backward, kept with its settings on both engines
         attrs = {**_settings(cls, args, kwargs), "ctx": ctx}
+        if several:
+            return record_outputs(Value if scalar else Tensor, cls._op, nodes, out, saved, attrs)
         node = object.__new__(Value if scalar else Tensor)
         return init_node(node, out, cls._op, tuple(nodes), saved, attrs, scalar)
 
@@ -271,13 +281,16 @@ def _vjp(cls, g, /, *saved, ctx, **settings):
 
 def _run_backward(cls, ctx, g, saved):
     name = cls.__name__
-    if isinstance(g, Node):  # a create_graph pass: backward's own operations are recorded
-        return _run_backward_recorded(cls, ctx, g, saved)
-    scalar = not isinstance(g, np.ndarray)
+    # one gradient per output (zeros for an unused one), or the one output's gradient
+    grads = g.filled() if g.__class__ is OutputGrads else (g,)
+    if any(isinstance(x, Node) for x in grads):  # create_graph: backward is recorded too
+        return _run_backward_recorded(cls, ctx, grads, saved)
+    scalar = not any(isinstance(x, np.ndarray) for x in grads)
     ctx._saved = saved
     try:
         with no_grad():
-            result = cls.backward(ctx, g if scalar else constant(Tensor, g))
+            result = cls.backward(ctx, *(x if scalar or x is None else constant(Tensor, x)
+                                         for x in grads))
     finally:
         ctx._saved = None
     per_parent = _per_parent(cls, ctx, result)
@@ -323,7 +336,7 @@ def _per_parent(cls, ctx, result) -> list:
                      f"took {ctx._nargs} inputs ({len(positions)} of them tensors)")
 
 
-def _run_backward_recorded(cls, ctx, g, saved):
+def _run_backward_recorded(cls, ctx, grads, saved):
     """``backward`` in a ``create_graph`` pass: grad mode on, nodes in and out."""
     if getattr(cls.backward, "once_differentiable", False):
         raise NotTwiceDifferentiableError(
@@ -331,8 +344,11 @@ def _run_backward_recorded(cls, ctx, g, saved):
             f"arrays), so a backward pass through {cls.__name__} cannot build a graph "
             f"(create_graph=True); rewrite backward with Tensor operations to lift that")
     ctx._saved = saved
-    try:
-        result = cls.backward(ctx, g)
+    like = next(x for x in grads if isinstance(x, Node)).engine_class
+    try:  # (an unused output's zeros as a constant of the engine, like the others' nodes)
+        result = cls.backward(ctx, *(x if x is None or isinstance(x, Node) else
+                                     like.constant(np.asarray(x) if like is Tensor else x)
+                                     for x in grads))
     finally:
         ctx._saved = None
     out = []

@@ -24,6 +24,7 @@ import numpy as np
 from . import tensor_ops as ops
 from .autograd.inplace import mark_modified
 from .autograd.node import Node, init_node
+from .autograd.outputs import Outputs, record_outputs
 from .autograd.registry import Op, get_op
 from .autograd.state import GRAD_OFF, STATE
 from .formatting import array_to_string
@@ -576,7 +577,9 @@ def _lift_all(inputs, op) -> tuple:
 
 
 def _node(op, out, parents, saved, attrs) -> Tensor:
-    if out.__class__ is not ndarray:  # a 0-d result: numpy gives a scalar
+    if out.__class__ is not ndarray:  # a 0-d result (numpy gives a scalar), or several
+        if out.__class__ is Outputs:  # outputs sharing one record (autograd/outputs.py)
+            return record_outputs(Tensor, op, parents, out, saved, attrs or None)
         out, saved = as_array_result(out, saved)
     # (a general op: the engine checks each gradient it returns)
     return init_node(_new(Tensor), out, op, parents, saved, attrs or None)

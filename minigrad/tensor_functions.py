@@ -1,5 +1,7 @@
-"""The module-level tensor functions: constructors (``zeros``, ``randn``, ``arange`` ...)
-and functions of several tensors (``cat``, ``stack``, ``where``, ``maximum``).
+"""The module-level tensor functions: constructors (``zeros``, ``randn``, ``arange`` ...),
+functions of several tensors (``cat``, ``stack``, ``where``, ``maximum``) and the ops with
+several outputs (``split``, ``chunk``, ``unbind``, ``topk``, ``max(dim=)``), which are
+also bound as ``Tensor`` methods here (``tensor.py`` has no room left for them).
 
 Like PyTorch's, the constructors make float32 unless told otherwise, and the
 random ones draw from one seeded generator (``manual_seed``), so results repeat.
@@ -7,7 +9,9 @@ random ones draw from one seeded generator (``manual_seed``), so results repeat.
 
 from __future__ import annotations
 
+import math
 import numbers
+from collections import namedtuple
 
 import numpy as np
 
@@ -18,8 +22,9 @@ from .tensor_args import as_int, constant, lift, scalar_value, size_arg, to_arra
 from .tensor_numpy import implements
 
 __all__ = [
-    "arange", "cat", "concatenate", "full", "maximum", "minimum", "ones",
-    "ones_like", "rand", "randn", "stack", "tensor", "where", "zeros", "zeros_like",
+    "arange", "cat", "chunk", "concatenate", "full", "maximum", "minimum", "ones",
+    "ones_like", "rand", "randn", "split", "stack", "tensor", "topk", "unbind", "where",
+    "zeros", "zeros_like",
 ]
 
 ndarray = np.ndarray
@@ -78,6 +83,106 @@ def where(condition, a, b) -> Tensor:
                         f"{cond.dtype}")
     cond_t = condition if isinstance(condition, Tensor) else constant(Tensor, cond)
     return apply_op(ops.WHERE, cond_t, a, b)
+
+
+# --- ops with several outputs (``autograd/outputs.py``) ---------------------------------------
+#: what ``max(dim=)``, ``min(dim=)`` and ``topk`` return, as PyTorch's ``torch.return_types``
+max_result = namedtuple("max", ["values", "indices"])
+min_result = namedtuple("min", ["values", "indices"])
+topk_result = namedtuple("topk", ["values", "indices"])
+
+
+def _dim(t, dim, op_name) -> int:
+    dim = as_int(dim, op_name, "dim")
+    ndim = t.data.ndim
+    if not -ndim <= dim < ndim:
+        raise ValueError(f"{op_name}: dim {dim} is out of range for a tensor of shape "
+                         f"{t.data.shape} (expected {-ndim} <= dim < {ndim})")
+    return dim
+
+
+def split(t, split_size_or_sections, dim: int = 0) -> tuple:
+    """Pieces of ``t`` along ``dim`` (PyTorch's ``split``): an int gives pieces of that
+    size (the last may be smaller), a list gives pieces of exactly those sizes.  The
+    pieces share one backward record, each knowing its ``output_nr``."""
+    dim = _dim(t, dim, "split")
+    n = t.data.shape[dim]
+    if isinstance(split_size_or_sections, (list, tuple)):
+        sections = tuple(as_int(k, "split", "a section size") for k in split_size_or_sections)
+        if sum(sections) != n or any(k < 0 for k in sections):
+            raise ValueError(f"split: sections {list(sections)} must be sizes >= 0 adding up "
+                             f"to {n}, the size of dim {dim} of shape {t.data.shape}")
+    else:
+        size = as_int(split_size_or_sections, "split", "split_size")
+        if size <= 0 and n:
+            raise ValueError(f"split: split_size must be >= 1, got {size} (shape "
+                             f"{t.data.shape}, dim {dim})")
+        sections = (size,) * (n // size) + ((n % size,) if n % size else ()) if n else (0,)
+    return apply_op(ops.SPLIT, t, sections=sections, axis=dim)
+
+
+def chunk(t, chunks: int, dim: int = 0) -> tuple:
+    """``t`` cut into ``chunks`` pieces along ``dim`` (PyTorch's ``chunk``): pieces of
+    ``ceil(n / chunks)``, so there may be fewer than ``chunks`` of them."""
+    chunks = as_int(chunks, "chunk", "chunks")
+    if chunks <= 0:
+        raise ValueError(f"chunk: chunks must be >= 1, got {chunks}")
+    n = t.data.shape[_dim(t, dim, "chunk")]
+    if n == 0:
+        return split(t, [0] * chunks, dim)
+    return split(t, math.ceil(n / chunks), dim)
+
+
+def unbind(t, dim: int = 0) -> tuple:
+    """The slices of ``t`` along ``dim``, that dim removed (PyTorch's ``unbind``)."""
+    return apply_op(ops.UNBIND, t, axis=_dim(t, dim, "unbind"))
+
+
+def topk(t, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
+    """The ``k`` largest (``largest=False``: smallest) values along ``dim`` and their
+    indices, as ``(values, indices)`` (PyTorch's ``topk``); always sorted, ties in index
+    order.  Only ``values`` is differentiable."""
+    dim = _dim(t, dim, "topk")
+    k = as_int(k, "topk", "k")
+    n = t.data.shape[dim]
+    if not 0 <= k <= n:
+        raise ValueError(f"topk: k={k} is out of range: dim {dim} of shape {t.data.shape} "
+                         f"has {n} elements")
+    values, indices = apply_op(ops.TOPK, t, k=k, axis=dim, largest=bool(largest),
+                               sorted=bool(sorted))
+    return topk_result(values, indices)
+
+
+def _extreme_method(name, reduce, op, result):
+    def method(self, axis=None, keepdims: bool = False, *, dim=None, keepdim: bool = False,
+               out=None):
+        if dim is None:
+            return reduce(self, axis, keepdims, out=out)
+        if axis is not None:
+            raise TypeError(f"{name}: give dim= (values and indices, PyTorch's form) or "
+                            f"axis= (values only, numpy's form), not both")
+        dim = _dim(self, dim, name)
+        if self.data.shape[dim] == 0:
+            raise ValueError(f"{name}: dim {dim} of shape {self.data.shape} is empty")
+        values, indices = apply_op(op, self, axis=dim, keepdims=bool(keepdim or keepdims))
+        return result(values, indices)
+
+    method.__name__ = name
+    method.__doc__ = (
+        f"The {'largest' if name == 'max' else 'smallest'} value(s).  ``axis=`` (numpy's "
+        f"form, and a positional argument) gives the values only, tied extremes sharing the "
+        f"gradient; ``dim=`` (PyTorch's form) gives ``(values, indices)``, the gradient "
+        f"going to the index returned (the first on a tie).  Both forms exist because "
+        f"lessons and code written for ``max(axis)`` rely on it returning a tensor.")
+    return method
+
+
+Tensor.split = split
+Tensor.chunk = chunk
+Tensor.unbind = unbind
+Tensor.topk = topk
+Tensor.max = _extreme_method("max", Tensor.max, ops.MAX_DIM, max_result)
+Tensor.min = _extreme_method("min", Tensor.min, ops.MIN_DIM, min_result)
 
 
 # --- numpy's names for them, when a Tensor is an argument (see tensor_numpy) -----------------

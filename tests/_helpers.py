@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from minigrad import Tensor, nn
+from minigrad import Tensor, cat, nn
 
 # the repository's root (README.md, exercises/, notebooks/, pyproject.toml)
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,3 +31,16 @@ def leaf(a, dtype=np.float64):
 def param(values, dtype=np.float32):
     """An ``nn.Parameter`` of ``values`` in ``dtype``."""
     return nn.Parameter(np.array(values, dtype=dtype), dtype=dtype)
+
+
+def one_output(out, skip_last: bool = False):
+    """An op's result as one node, for the registry-wide tests: a multi-output op's
+    (split, topk ...) tuple becomes its differentiable outputs, flattened and joined.
+    ``skip_last`` leaves the last of them unused (when there are two or more), so that
+    the engines fill its gradient with zeros."""
+    if not isinstance(out, tuple):
+        return out
+    parts = [o.reshape(-1) for o in out if o.data.dtype.kind == "f"]
+    if skip_last and len(parts) > 1:
+        parts = parts[:-1]
+    return cat(parts)

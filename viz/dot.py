@@ -21,7 +21,9 @@ node of a gradient's graph            the same, plus ``order1`` (``order2`` ...)
                                       ``stub``: of an order ``orders=`` hides
 edge parent → child, input ``slot``   ``e_<child>_<parent>_<slot>``; ``edge data``
                                       (+ ``collapsed`` next to a module box,
-                                      + ``highlight``)
+                                      + ``highlight``, + ``output_nr`` from a
+                                      multi-output op to its output, labelled k)
+op with several outputs (``split``)   the same as a node, plus ``multi`` (``viz.multi``)
 saved value ``k`` of node ``id``      ``s_<id>_<k>``, ``node saved``; its edge
                                       ``se_<id>_<k>``, ``edge saved``;
                                       released values: ``s_<id>_released``
@@ -58,8 +60,8 @@ from .options import MODULES, RANKDIRS
 from .orders import legend_orders, order_color, order_fill, order_mark, order_title
 from .view import GraphView, cluster_key
 
-__all__ = ["to_dot", "render_dot", "box_summary", "box_contents", "auto_rankdir", "in_frame",
-           "drawn_edges",
+__all__ = ["to_dot", "render_dot", "edge_label", "box_summary", "box_contents", "auto_rankdir",
+           "in_frame", "drawn_edges",
            "legend_entries", "stacks_fields", "scalar_fields", "Dot", "COLORS", "RANKDIRS",
            "MODULES"]
 
@@ -89,6 +91,19 @@ class Dot(NamedTuple):
     source: str
     nodes: int  # graph nodes and module boxes drawn (saved values and legend excluded)
     edges: int  # data edges drawn (saved-value edges excluded)
+
+
+def edge_label(view: GraphView, e, edge_labels: bool, collapsed: bool) -> str | None:
+    """The number written on edge ``e``: the output number of a multi-output op's output
+    (always: which piece of a ``split`` is which), else its input slot when
+    ``edge_labels`` asks and the child has several inputs (which input of ``a - b``)."""
+    if collapsed:
+        return None
+    if e.output_nr is not None:
+        return str(e.output_nr)
+    if edge_labels and len(view.by_id[e.child].inputs) > 1:
+        return str(e.slot)
+    return None
 
 
 def to_dot(view: GraphView, **options) -> str:
@@ -158,14 +173,17 @@ def render_dot(
         cls = "data"
         if collapsed:
             cls += " collapsed"
+        if e.output_nr is not None:
+            cls += " output_nr"
         attrs = [f'id="{e.key}"']
         if e.parent in highlight and e.child in highlight:
             cls += " highlight"
             attrs.append(f'color="{COLORS["highlight"][1]}", penwidth=2.5')
         attrs.insert(1, f'class="{cls}"')
-        if edge_labels and not collapsed and len(view.by_id[e.child].inputs) > 1:
+        label = edge_label(view, e, edge_labels, collapsed)
+        if label is not None:
             # (the node font, dark, and set back from the arrowhead: it is read on slides)
-            attrs.append(f'headlabel="{e.slot}", labelfontname="{_FONT}", labelfontsize=11, '
+            attrs.append(f'headlabel="{label}", labelfontname="{_FONT}", labelfontsize=11, '
                          f'labelfontcolor="#1e293b", labeldistance=1.8')
         lines.append(f"  {src} -> {dst} [{', '.join(attrs)}];")
         n_edges += 1

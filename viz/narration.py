@@ -23,6 +23,7 @@ import numpy as np
 from minigrad.formatting import DIGITS, format_number
 
 from .formatting import NO_GRAD, format_array, format_shape, visible
+from .multi import is_record, record_summary
 from .orders import order_mark
 from .view import is_node
 
@@ -327,6 +328,8 @@ class Narrator:
             return (f"constant {what} (requires_grad=False, so no gradient flows into it).")
         op = n.op
         names, values = self.expr(n)
+        if is_record(n):  # an op with several outputs (viz.multi)
+            return f"{op.name}: {names} {record_summary(n)}"
         if any(isinstance(x.data, np.ndarray) for x in (n, *n.parents)):
             shapes = ", ".join(format_shape(np.shape(p.data)) for p in n.parents)
             return (f"{op.name}: {name} = {names}\nshapes {shapes} → "

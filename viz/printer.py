@@ -157,7 +157,7 @@ def _head(n, ids: bool) -> str:
 
 def _line(n, ids: bool) -> str:
     parts = [_head(n, ids)]
-    if n.kind == "tensor":
+    if n.kind == "tensor" and n.shape is not None:  # (a multi-output op's node has none)
         parts.append(f"{n.shape} {n.dtype}")
     parts.append(f"data={n.data}")
     if n.grad is not None:

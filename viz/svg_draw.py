@@ -22,6 +22,7 @@ from .dot import (
     box_contents,
     box_depth,
     drawn_edges,
+    edge_label,
     in_frame,
     legend_entries,
     stacks_fields,
@@ -85,9 +86,8 @@ def render_svg(view: GraphView, *, rankdir: str = "auto", show_attrs: bool = Fal
     for e, src, dst, collapsed in drawn_edges(view, where):
         lit = e.parent in highlight and e.child in highlight
         cls = "edge data" + (" collapsed" if collapsed else "") + (" highlight" if lit else "")
-        label = None
-        if edge_labels and not collapsed and len(view.by_id[e.child].inputs) > 1:
-            label = str(e.slot)
+        cls += " output_nr" if e.output_nr is not None else ""
+        label = edge_label(view, e, edge_labels, collapsed)
         edges.append((e.key, cls, src, dst, label, lit))
     for n in view.nodes:
         if n.id in boxes:

@@ -54,6 +54,7 @@ from .formatting import (
     format_value,
     visible,
 )
+from .multi import is_record, output_nr, show_record
 from .options import UNSET, DisplayOptions, resolve
 from .orders import order_class, select_orders
 
@@ -155,6 +156,8 @@ class ViewNode:
             parts.append(order_class(self.order))
         if self.stub:
             parts.append("stub")
+        if self.node is not None and is_record(self.node):
+            parts.append("multi")  # the op node of a multi-output op (viz.multi)
         return " ".join(parts)
 
 
@@ -165,6 +168,7 @@ class ViewEdge:
     child: int
     parent: int
     slot: int
+    output_nr: int | None = None  # into an output of a multi-output op: which (viz.multi)
 
     @property
     def key(self) -> str:
@@ -393,7 +397,7 @@ def build_view(
         vn.order = orders[node.id]
         nodes.append(vn)
         for slot, parent in enumerate(node.parents):
-            edges.append(ViewEdge(node.id, parent.id, slot))
+            edges.append(ViewEdge(node.id, parent.id, slot, output_nr(node)))
     nodes, edges, root_ids = select_orders(nodes, edges, root_ids, opts.orders)
     return GraphView(nodes, edges, root_ids, _clusters(nodes, scopes))
 
@@ -452,6 +456,8 @@ def _view_node(node, is_root, names, scope_of, opts):
         vn.data = format_value(data, digits, width, preview)
         if show_grad:
             vn.grad = NO_GRAD if grad is None else format_value(grad, digits, width, preview)
+    if not leaf and is_record(node):  # an op with several outputs: no value of its own
+        show_record(vn, node)
     if not leaf:
         if node.attrs:
             vn.attrs = ", ".join(

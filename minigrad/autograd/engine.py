@@ -60,6 +60,7 @@ from .anomaly import anomaly_error
 from .graph import topological_order
 from .hooks import HookedPass
 from .inplace import check_unmodified
+from .output_grads import OutputGrads
 from .state import GRAD_HOOKS, HOOKS, MODIFIED, STATE
 
 __all__ = ["backward", "run_backward", "run_reference", "propagate", "seed_gradient",
@@ -252,8 +253,10 @@ def local_gradients(node, g, create_graph: bool = False) -> list:
             return out
         higher.making(node.id, None)
         grads = op.vjp(g, *saved, **attrs)
+        # (an output's share of a multi-output record, ``OutputGrads``, is no node: the
+        # record adds it up slot by slot; see ``outputs.py``)
         return [None if grad is None or not parent.requires_grad
-                else higher.as_node(parent, grad)
+                else grad if grad.__class__ is OutputGrads else higher.as_node(parent, grad)
                 for parent, grad in zip(node.parents, vjp_results(node, grads))]
     saved = node.saved
     if op.grads:
@@ -324,6 +327,8 @@ def _released_error(node):
 
 
 def _not_finite(x) -> bool:
+    if x.__class__ is OutputGrads:  # what an output sends its multi-output record
+        return not x.finite()
     if hasattr(x, "engine_class"):  # a create_graph pass: look at the node's value
         x = x.data
     if isinstance(x, np.ndarray):

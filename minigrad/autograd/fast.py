@@ -30,6 +30,10 @@ The shortcuts, each with the test that pins what it relies on:
   A leaf's first contribution is copied only when it may be shared (``g``
   passed through, a view, a read-only array).  (The equivalence test checks
   that no leaf's ``.grad`` shares memory with another node's gradient.)
+* **A multi-output record's gradient** (``outputs.py``) is an ``OutputGrads``, one
+  slot per output: its outputs' rules are vjps, and ``_run_vjp`` adds such a share
+  with ``+`` as the reference engine does, never into a buffer in place.
+  (``tests/autograd/test_multi_output_engines.py``; the equivalence test.)
 * **Float gradients.**  On the scalar engine a gradient is a Python float:
   ``+`` makes a new one, so nothing is shared and nothing needs fitting.
 
@@ -42,6 +46,7 @@ from __future__ import annotations
 import numpy as np
 
 from .accumulate import fit_gradient, vjp_results
+from .output_grads import OutputGrads
 from .registry import passthrough
 
 ndarray = np.ndarray
@@ -131,7 +136,7 @@ def _run_vjp(node, g, saved, attrs, owned) -> None:
     for parent, local in zip(node.parents, vjp_results(node, grads)):
         if local is None or not parent.requires_grad:
             continue
-        if owned is not None:
+        if owned is not None and local.__class__ is not OutputGrads:
             _accumulate_array(parent, local, g, owned)
         else:
             grad = parent.grad

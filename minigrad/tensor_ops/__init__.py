@@ -32,6 +32,7 @@ from .elementwise import (
 )
 from .indexing import GETITEM, SCATTER_ADD, format_index
 from .linalg import MATMUL
+from .multi import MAX_DIM, MIN_DIM, SPLIT, TOPK, UNBIND
 from .reductions import (
     LOG_SOFTMAX,
     LOGSUMEXP,
@@ -50,7 +51,8 @@ from .shape import CAST, CAT, EXPAND, FLATTEN, PAD, RESHAPE, SQUEEZE, STACK, TRA
 __all__ = [
     "ABS", "ADD", "CAST", "CAT", "CLIP", "DIV", "ERF", "EXP", "EXPAND", "FLATTEN", "GELU",
     "GETITEM", "LEAKY_RELU", "LOG", "LOGSUMEXP", "LOG_SOFTMAX", "MATMUL", "MAX", "MAXIMUM", "MEAN",
-    "MIN", "MINIMUM", "MUL", "NEG", "PAD", "POW", "RELU", "RESHAPE", "SCATTER_ADD", "SIGMOID",
-    "SOFTMAX", "SQRT", "SQUEEZE", "STACK", "SUB", "SUM", "TANH", "TRANSPOSE", "UNSQUEEZE", "VAR",
-    "WHERE", "erf", "format_index", "keep", "nd", "norm_axes", "reduced_shape",
+    "MAX_DIM", "MIN", "MIN_DIM", "MINIMUM", "MUL", "NEG", "PAD", "POW", "RELU", "RESHAPE",
+    "SCATTER_ADD", "SIGMOID", "SOFTMAX", "SPLIT", "SQRT", "SQUEEZE", "STACK", "SUB", "SUM",
+    "TANH", "TOPK", "TRANSPOSE", "UNBIND", "UNSQUEEZE", "VAR", "WHERE",
+    "erf", "format_index", "keep", "nd", "norm_axes", "reduced_shape",
 ]

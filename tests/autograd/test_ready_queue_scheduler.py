@@ -16,6 +16,7 @@ from minigrad.autograd import NotTwiceDifferentiableError, Op, engine, grad, reg
 from minigrad.autograd.graph import topological_order
 from minigrad.autograd.registry import no_gradient
 from minigrad.autograd.scheduler import dependencies
+from tests._helpers import one_output
 
 
 def _random_graph(seed, n_leaves=3, n_ops=25):
@@ -192,7 +193,7 @@ def _bits(x):
 def _second_order(op, inputs, attrs, scheduler, seed):
     leaves = _leaves(op, inputs)
     nodes = [x for x in leaves if getattr(x, "requires_grad", False)]
-    y = apply_op(op, *leaves, **attrs)
+    y = one_output(apply_op(op, *leaves, **attrs))
     root = (y * y).sum() if op.engine == "tensor" else y * y
     engine.backward(root, create_graph=True, scheduler=scheduler)
     firsts = [x.grad for x in nodes]

@@ -17,6 +17,7 @@ import minigrad  # noqa: F401  (registers every op)
 from minigrad import Tensor, Value, apply_op
 from minigrad.autograd import NotTwiceDifferentiableError, gradgradcheck, registered_ops
 from minigrad.autograd.ids import next_id
+from tests._helpers import one_output
 
 #: (engine, op) pairs whose rules cannot run on graph nodes yet (see the module doc)
 PENDING: set[tuple[str, str]] = set()
@@ -47,7 +48,7 @@ def test_gradgradcheck_every_case(op):
         leaves = _leaves(op, inputs)
 
         def fn(*xs, _attrs=attrs):
-            return apply_op(op, *xs, **dict(_attrs))
+            return one_output(apply_op(op, *xs, **dict(_attrs)))
 
         if (op.engine, op.name) in PENDING:
             with pytest.raises(NotTwiceDifferentiableError, match=op.name):
@@ -65,7 +66,7 @@ def test_first_order_backward_builds_no_node(op):
     """create_graph=False keeps today's behaviour: raw gradients, not one node made."""
     inputs, attrs = _cases(op)[0]
     leaves = _leaves(op, inputs)
-    out = apply_op(op, *leaves, **attrs)
+    out = one_output(apply_op(op, *leaves, **attrs))
     seed = np.ones(np.shape(out.data)) if op.engine == "tensor" else 1.0
     before = next_id()
     out.backward(seed)

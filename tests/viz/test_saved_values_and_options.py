@@ -82,7 +82,9 @@ def _tensor_nodes(op):
               for x in inputs]
         if not any(x.requires_grad for x in xs):
             continue
-        yield minigrad.apply_op(op, *xs, **attrs)
+        out = minigrad.apply_op(op, *xs, **attrs)
+        # (a multi-output op's saved values are its record's, its outputs' one parent)
+        yield out[0].parents[0] if isinstance(out, tuple) else out
 
 
 BUILT_IN_OPS = [op for op in registered_ops()

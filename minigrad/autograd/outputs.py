@@ -1,0 +1,88 @@
+"""Ops with several outputs (``split``, ``unbind``, ``max(dim=)``, ``topk``, a custom
+``Function`` returning a tuple): one backward record, one node per output.
+
+PyTorch gives every output of such an op the same ``grad_fn`` and an index,
+``output_nr``; backward runs that ``grad_fn`` once, with one gradient per output.
+minigrad keeps its rule "a node is a value plus how it was made" and spells the
+same thing with two kinds of node:
+
+* the **record**: one node for the op call, whose ``data`` is the tuple of
+  outputs (``Outputs``), whose ``parents`` are the op's inputs and whose rule
+  (the op's ``vjp``) takes *one gradient per output*;
+* one **output** node per differentiable output: an ordinary node made by the
+  tiny ``OUTPUT`` op, ``attrs={"output_nr": k}``, whose only parent is the record.
+
+Why this shape: every engine loop (reference, fast, ready-queue, ``create_graph``),
+every recorder and renderer already handles "a node with parents and a rule", so
+they keep working; only *adding up* a record's gradient is new.  An output's rule
+sends its gradient to the record as ``OutputGrads``, a tuple with that gradient
+in slot ``k`` and ``None`` elsewhere; the engine adds contributions as it adds
+any gradient (``+`` merges slot by slot), so when the record runs, its gradient
+holds what each output received.  An output nobody used received nothing: its
+slot is filled with zeros (``OutputGrads.filled``), PyTorch's semantics.  The
+record runs once, after every output it has, because each output is its child.
+
+Outputs that cannot carry a gradient (the integer ``indices`` of ``max``/``topk``)
+get no output node: they are constants, as in PyTorch, and their slot stays None.
+"""
+
+from __future__ import annotations
+
+from .node import init_node
+from .output_grads import OutputGrads, Outputs, differentiable
+from .registry import Op
+from .state import grad_enabled
+
+__all__ = ["Outputs", "OutputGrads", "OUTPUT", "record_outputs", "multi_vjp",
+           "is_record", "differentiable"]
+
+
+def _output_forward(outs, output_nr=0):
+    return outs[output_nr], ()
+
+
+def _output_vjp(g, outs, output_nr=0):
+    """∂(record)/∂(output k) is "slot k": the gradient goes to the record, in slot k."""
+    return (OutputGrads.one(outs, output_nr, g),)
+
+
+#: The op of an output node: picks output ``output_nr`` of its record (its one parent).
+#: Not registered: it only runs on records, which ``record_outputs`` makes.
+OUTPUT = Op(name="output", engine="tensor", symbol="→", forward=_output_forward,
+            vjp=_output_vjp, formulas=("∂/∂record = the gradient, in output k's slot",),
+            label=lambda a: f"[{a['output_nr']}]",
+            doc="Output number output_nr of a multi-output op (PyTorch's output_nr).")
+
+
+def is_record(node) -> bool:
+    """Is ``node`` the record of a multi-output op call (its data the tuple of outputs)?"""
+    return node.data.__class__ is Outputs
+
+
+def record_outputs(cls, op, parents, outs, saved=(), attrs=None) -> tuple:
+    """The nodes of an op call that produced ``outs``: one per output, in order.
+
+    When the call is recorded (grad mode on, an input requiring grad) they share a
+    record node; otherwise each output is a plain constant and no record exists.
+    """
+    outs = Outputs(outs)
+    if not (grad_enabled() and any(p.requires_grad for p in parents)):
+        return tuple(init_node(object.__new__(cls), x) for x in outs)
+    record = init_node(object.__new__(cls), outs, op, tuple(parents), saved, attrs)
+    keep = (outs,)
+    return tuple(
+        init_node(object.__new__(cls), x, OUTPUT, (record,), keep, {"output_nr": k})
+        if differentiable(x) else init_node(object.__new__(cls), x)
+        for k, x in enumerate(outs))
+
+
+def multi_vjp(rule):
+    """A multi-output op's ``vjp`` from ``rule(grads, *saved, **attrs)``, where ``grads``
+    has one gradient per output, zeros for the outputs that received none."""
+
+    def vjp(g, *saved, **attrs):
+        return rule(g.filled(), *saved, **attrs)
+
+    vjp.__name__ = getattr(rule, "__name__", "vjp")
+    vjp.__doc__ = rule.__doc__
+    return vjp
