@@ -10,7 +10,7 @@ from ..tensor import Tensor
 from ..tensor_functions import stack
 from ..value import Value
 
-__all__ = ["lift_inputs", "constant_like", "live_result", "stack_rows", "is_live", "inside"]
+__all__ = ["lift_inputs", "constant_like", "live_result", "stack_rows", "is_live", "inside", "in_transform"]
 
 
 #: how many transforms are running their function right now (``inside``)
@@ -24,6 +24,11 @@ def is_live(x) -> bool:
     not live at the top level: the transforms differentiate through each other, not
     through the caller's own graph, and hand back constants there."""
     return _tangent(x) is not None or (bool(x.requires_grad) and _DEPTH[0] > 0)
+
+
+def in_transform() -> bool:
+    """Whether some transform's function is running (this call is nested in it)."""
+    return _DEPTH[0] > 0
 
 
 @contextmanager
