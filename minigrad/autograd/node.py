@@ -58,6 +58,9 @@ class Origin:
     ``trace``: the stack where it was made, under anomaly mode.  ``hooks``: its
     gradient hooks (``register_hook``), or ``None``.  ``tangent``: its forward-mode
     tangent (raw data like ``node.data``) while a dual level is active, else ``None``.
+    (Here rather than in a slot of its own: a ``Node.tangent`` slot costs one store per
+    node made, +0.3 to 0.9% instructions per tiny-chain step under callgrind, where
+    this record costs nothing measurable while forward mode is off.)
     """
 
     __slots__ = ("order", "made_by", "trace", "hooks", "tangent", "__weakref__")
