@@ -24,7 +24,9 @@ order of every node, which the renderers (``viz``) use too.
 
 It counts what the graph holds.  A recording (``record()``, ``step_through``)
 holds more: its tape keeps what each op saved, so that a replay can show it,
-for as long as the tape lives.
+for as long as the tape lives.  Under ``saved_tensors_hooks`` a node holds what
+``pack`` returned: a float16 copy counts its own bytes, and anything that is not
+an array or a number (a key into an offload store) counts nothing.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .autograd.graph import topological_order
+from .autograd.saved import Packed
 
 __all__ = ["GraphMemory", "NodeMemory", "graph_memory", "format_bytes", "derivative_orders",
            "order_counts", "orders_text"]
@@ -104,10 +107,19 @@ def _buffer(x):
     return None, 0
 
 
+_NUMBERS = (np.ndarray, float, int, np.generic)
+
+
 def _saved_arrays(saved):
-    """The array-like items of a node's saved tuple (a custom Function's ctx is skipped)."""
-    return [s for s in saved if isinstance(s, (np.ndarray, float, int, np.generic))
-            and not isinstance(s, bool)]
+    """The array-like items of a node's saved tuple (a custom Function's ctx is skipped).
+
+    Of a packed tuple (``saved_tensors_hooks``), a packed item counts only if it is
+    an array or a float: an int there is a key into someone else's store."""
+    if isinstance(saved, Packed):
+        return [s for s, spec in zip(saved, saved.specs)
+                if isinstance(s, _NUMBERS if spec is None else (np.ndarray, float, np.generic))
+                and not isinstance(s, bool)]
+    return [s for s in saved if isinstance(s, _NUMBERS) and not isinstance(s, bool)]
 
 
 @dataclass
@@ -226,3 +238,4 @@ def graph_memory(root) -> GraphMemory:
     report.saved_only_bytes = sum(size for key, size in saved_buffers.items()
                                   if key not in data_buffers and key not in grad_buffers)
     return report
+

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from . import engine, hooks
 from .ids import next_id
+from .saved import pack_saved
 from .state import GRAD_OFF, HOOKS, STATE
 
 __all__ = ["Node", "Origin", "init_node", "announce"]
@@ -204,7 +205,9 @@ def init_node(node, data, op=None, parents=(), saved=(), attrs=None, grads_fit_i
 def announce(node) -> None:
     """Tell this thread's recorders a node exists.  Under anomaly mode keep its creation
     trace; inside a ``create_graph`` backward pass, its derivative order and the edge
-    whose rule made it."""
+    whose rule made it.  Under ``saved_tensors_hooks``, first pack what its op saved."""
+    if STATE.saved_hooks:
+        pack_saved(node)
     anomaly = STATE.anomaly
     if anomaly or STATE.order:
         trace = None

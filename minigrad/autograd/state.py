@@ -12,6 +12,11 @@ zero (the usual case) the hot path skips the thread-local read entirely.
 A third, ``GRAD_HOOKS[0]``, counts live nodes with gradient hooks
 (``register_hook``, ``hooks.py``): while it is zero, backward takes the fast
 engine with no further look at hooks (one check per backward call).
+
+Saved-tensor hooks (``graph.saved_tensors_hooks``) use the same two tiers: an
+active context counts in ``HOOKS`` (new nodes are announced, and ``announce``
+packs what they saved), and ``PACKED[0]`` counts live packed records, so that
+backward takes the loop that unpacks them with one check per call (``saved.py``).
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ class _State(threading.local):
     #: (0 outside), and the (node id, slot) of the edge whose rule is running
     order = 0
     making: tuple | None = None
+    #: the active ``saved_tensors_hooks`` as ``(pack, unpack)`` pairs, innermost last
+    saved_hooks: tuple = ()
 
 
 STATE = _State()
@@ -39,7 +46,12 @@ GRAD_HOOKS = [0]
 #: 0 if none yet.  Backward inspects a graph for stale saved arrays only when this
 #: is newer than the graph's oldest node: one comparison per backward call.
 MODIFIED = [0]
+#: live packed saved records (``saved.Packed``): while zero, backward never unpacks
+PACKED = [0]
 _lock = threading.Lock()
+# (re-entrant and apart from ``_lock``: a packed record's ``__del__`` counts down, and
+# it may run wherever a reference is dropped, in any thread, lock held or not)
+_packed_lock = threading.RLock()
 
 
 def grad_enabled() -> bool:
@@ -89,3 +101,19 @@ def count_hooked(delta: int) -> None:
     """A node gained its first gradient hook (+1) or lost its last one (-1)."""
     with _lock:
         GRAD_HOOKS[0] += delta
+
+
+def set_saved_hooks(hooks: tuple) -> tuple:
+    """Set this thread's ``saved_tensors_hooks`` stack; returns the previous one.  A
+    non-empty stack counts in ``HOOKS``, so that every new node is announced (and packed)."""
+    with _lock:
+        prev = STATE.saved_hooks
+        HOOKS[0] += int(bool(hooks)) - int(bool(prev))
+        STATE.saved_hooks = hooks
+    return prev
+
+
+def count_packed(delta: int) -> None:
+    """A packed saved record was made (+1) or freed (-1)."""
+    with _packed_lock:
+        PACKED[0] += delta
