@@ -292,11 +292,14 @@ class MemoryLedger:
     has each node's share.  Bytes are counted as ``graph_memory`` counts its saved
     column (each buffer once; a buffer saved by two nodes is freed with the last).
     ``freed`` means no saved value refers to it any more: a buffer that is also a
-    node's ``data`` or a parameter stays in memory.  Use ``ledger(loss)``, or pass an
-    instance to ``record()`` around a backward call you make yourself.
+    node's ``data`` or a parameter stays in memory.  ``ignore``: tensors whose buffers
+    are not counted (a model's parameters, alive all run long: what is left are the
+    activations).  Use ``ledger(loss)``, or pass an instance to ``record()`` around a
+    backward call you make yourself.
     """
 
-    def __init__(self):
+    def __init__(self, ignore=()):
+        self._ignore = {_buffer(t)[0] for t in ignore} - {None}
         self.steps: list[LedgerStep] = [LedgerStep(0, None, None, 0)]
         self.nodes: dict[int, NodeLedger] = {}
         self._refs: dict = {}  # buffer key -> how many unreleased nodes hold it
@@ -344,6 +347,8 @@ class MemoryLedger:
 
     def _hold(self, node) -> None:
         buffers = _saved_buffers(node)
+        for key in self._ignore.intersection(buffers):
+            del buffers[key]
         self._held[node.id] = list(buffers)
         self.nodes[node.id] = NodeLedger(node.id, node.op.name, node.label,
                                          sum(buffers.values()))
@@ -418,12 +423,13 @@ class MemoryLedger:
 
 
 def ledger(root, gradient=None, retain_graph: bool | None = None, create_graph: bool = False,
-           *, scheduler: str = "dfs") -> MemoryLedger:
+           *, scheduler: str = "dfs", ignore=()) -> MemoryLedger:
     """Run ``root.backward(...)`` (same arguments) and return its ``MemoryLedger``.
 
     The pass is recorded, so it runs the reference engine: the same gradients, bit
-    for bit.  With ``retain_graph=True`` nothing is freed, and the ledger says so."""
-    book = MemoryLedger()
+    for bit.  With ``retain_graph=True`` nothing is freed, and the ledger says so.
+    ``ignore``: tensors not to count, e.g. ``model.parameters()`` (``MemoryLedger``)."""
+    book = MemoryLedger(ignore)
     with record(book):
         root.backward(gradient, retain_graph=retain_graph, create_graph=create_graph,
                       scheduler=scheduler)

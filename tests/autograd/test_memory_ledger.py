@@ -54,6 +54,16 @@ def test_a_buffer_saved_by_two_nodes_counts_once_and_is_freed_with_the_last():
     assert per_node["exp"].freed_bytes == 400  # the last holder gives it back
 
 
+def test_ignored_parameters_leave_the_activations():
+    model, loss = _mlp_loss()
+    params = model.parameters()
+    everything = graph_memory(loss).saved_bytes
+    book = ledger(loss, ignore=params)
+    weights = [m.weight for m in model if isinstance(m, nn.Linear)]  # (biases are not saved)
+    assert book.start == everything - sum(w.data.nbytes for w in weights) > 0
+    assert book.alive == 0
+
+
 def test_retain_graph_frees_nothing():
     _, loss = _mlp_loss()
     book = ledger(loss, retain_graph=True)
