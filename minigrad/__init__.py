@@ -7,7 +7,7 @@ per node, for seeing every step) and ``Tensor`` (numpy arrays, for training).
 # The sub-packages, importable as attributes like torch.nn / torch.optim; importing
 # functional here also registers its ops, so the registry is complete after
 # ``import minigrad`` (the registry-wide gradient test relies on that).
-from . import data, func, functional, nn, optim
+from . import data, func, functional, nn, optim, utils
 from .autograd import (
     AnomalyError,
     GradcheckError,
@@ -47,17 +47,18 @@ from .tensor_functions import (
     zeros,
     zeros_like,
 )
+from .utils.checkpoint import checkpoint, checkpoint_sequential
 from .value import Value
 
 __version__ = "0.1.0"
 
 __all__ = [
     "AnomalyError", "Function", "GradcheckError", "GraphMemory", "GraphReleasedError", "Tape",
-    "once_differentiable",
+    "once_differentiable", "checkpoint", "checkpoint_sequential",
     "Tensor", "Value", "apply_op", "arange", "cat", "concatenate", "detect_anomaly",
     "enable_grad", "full", "gradcheck", "graph_memory", "is_grad_enabled", "manual_seed",
     "maximum", "minimum", "no_grad", "ones", "ones_like", "rand", "randn", "record",
     "set_grad_enabled", "split", "chunk", "stack", "tensor", "topk", "topological_order", "unbind",
     "where", "zeros", "zeros_like",
-    "data", "func", "functional", "nn", "optim",
+    "data", "func", "functional", "nn", "optim", "utils",
 ]

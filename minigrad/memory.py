@@ -24,7 +24,12 @@ order of every node, which the renderers (``viz``) use too.
 
 It counts what the graph holds.  A recording (``record()``, ``step_through``)
 holds more: its tape keeps what each op saved, so that a replay can show it,
-for as long as the tape lives.
+for as long as the tape lives.  Under ``saved_tensors_hooks`` a node holds what
+``pack`` returned: a float16 copy counts its own bytes, and anything that is not
+an array or a number (a key into an offload store) counts nothing.
+
+``ledger(loss)`` runs one backward pass and records, step by step, the saved
+bytes still alive, what each step freed and the peak (``MemoryLedger``).
 """
 
 from __future__ import annotations
@@ -34,9 +39,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .autograd.graph import topological_order
+from .autograd.saved import Packed
+from .autograd.trace import record
 
 __all__ = ["GraphMemory", "NodeMemory", "graph_memory", "format_bytes", "derivative_orders",
-           "order_counts", "orders_text"]
+           "order_counts", "orders_text", "MemoryLedger", "LedgerStep", "NodeLedger", "ledger"]
 
 _FLOAT_BYTES = 8  # a Python float (a Value's data) as an IEEE double
 
@@ -104,10 +111,29 @@ def _buffer(x):
     return None, 0
 
 
+_NUMBERS = (np.ndarray, float, int, np.generic)
+
+
 def _saved_arrays(saved):
-    """The array-like items of a node's saved tuple (a custom Function's ctx is skipped)."""
-    return [s for s in saved if isinstance(s, (np.ndarray, float, int, np.generic))
-            and not isinstance(s, bool)]
+    """The array-like items of a node's saved tuple (a custom Function's ctx is skipped).
+
+    Of a packed tuple (``saved_tensors_hooks``), a packed item counts only if it is
+    an array or a float: an int there is a key into someone else's store."""
+    if isinstance(saved, Packed):
+        return [s for s, spec in zip(saved, saved.specs)
+                if isinstance(s, _NUMBERS if spec is None else (np.ndarray, float, np.generic))
+                and not isinstance(s, bool)]
+    return [s for s in saved if isinstance(s, _NUMBERS) and not isinstance(s, bool)]
+
+
+def _saved_buffers(node) -> dict:
+    """``{buffer key: bytes}`` of what ``node``'s op saved, each buffer once (an item
+    that is no array gets a key of its own, as in ``graph_memory``)."""
+    buffers = {}
+    for count, item in enumerate(_saved_arrays(node.saved or ()), 1):
+        key, size = _buffer(item)
+        buffers[key if key is not None else ("scalar", node.id, count)] = size
+    return buffers
 
 
 @dataclass
@@ -226,3 +252,185 @@ def graph_memory(root) -> GraphMemory:
     report.saved_only_bytes = sum(size for key, size in saved_buffers.items()
                                   if key not in data_buffers and key not in grad_buffers)
     return report
+
+
+# --------------------------------------------------------------------- the ledger
+
+
+@dataclass
+class LedgerStep:
+    """The saved bytes around one backward step (one node visited); ``MemoryLedger.steps``."""
+
+    index: int
+    node: int | None  # the id of the node visited; None for step 0, before the first visit
+    op: str | None
+    alive: int  # saved bytes alive at the end of the step
+    freed: int = 0  # bytes this step gave back (its node's saved values, once released)
+    allocated: int = 0  # saved bytes that appeared during it (a checkpoint's recomputed block)
+    peak: int = 0  # the most that was alive at any moment up to the end of this step
+
+
+@dataclass
+class NodeLedger:
+    """One node's saved values: how many bytes, and when backward gave them back."""
+
+    id: int
+    op: str
+    name: str | None
+    saved_bytes: int  # its saved buffers, each once
+    freed_bytes: int = 0  # what releasing it gave back: buffers no other live node still held
+    freed_at: int | None = None  # the step that released it
+
+
+class MemoryLedger:
+    """The saved memory of one backward pass, step by step: a recorder (``record()``).
+
+    ``steps[0]`` is the state before the first node is visited, ``steps[k]`` the state
+    after the *k*-th visit, so a step-through can index it by the visits it replays.
+    Each step says how many saved bytes are alive, how many it freed or allocated
+    (a checkpointed block, recomputed, saves again) and the running peak; ``nodes``
+    has each node's share.  Bytes are counted as ``graph_memory`` counts its saved
+    column (each buffer once; a buffer saved by two nodes is freed with the last).
+    ``freed`` means no saved value refers to it any more: a buffer that is also a
+    node's ``data`` or a parameter stays in memory.  ``ignore``: tensors whose buffers
+    are not counted (a model's parameters, alive all run long: what is left are the
+    activations).  Use ``ledger(loss)``, or pass an instance to ``record()`` around a
+    backward call you make yourself.
+    """
+
+    def __init__(self, ignore=()):
+        self._ignore = {_buffer(t)[0] for t in ignore} - {None}
+        self.steps: list[LedgerStep] = [LedgerStep(0, None, None, 0)]
+        self.nodes: dict[int, NodeLedger] = {}
+        self._refs: dict = {}  # buffer key -> how many unreleased nodes hold it
+        self._sizes: dict = {}  # buffer key -> bytes
+        self._held: dict = {}  # node id -> its buffer keys
+        self._alive = 0
+        self._peak = 0
+
+    # --- recorder protocol ----------------------------------------------------------
+    def created(self, node) -> None:
+        if node.op is not None and node.saved is not None:
+            self._hold(node)
+
+    def seeded(self, root, seed) -> None:
+        """Backward starts: take in every node of the graph that still holds saved values."""
+        for node in topological_order(root):
+            if node.op is not None and node.saved is not None and node.id not in self._held:
+                self._hold(node)
+
+    def visit(self, node, upstream) -> None:
+        self.steps.append(LedgerStep(len(self.steps), node.id, node.op.name, self._alive,
+                                     peak=self._peak))
+
+    def contribute(self, node, parent, slot, local_grad, before, after) -> None:
+        pass
+
+    def freed(self, node, saved) -> None:
+        keys = self._held.pop(node.id, None)
+        if keys is None:
+            return
+        step = self.steps[-1]
+        gone = 0
+        for key in keys:
+            left = self._refs[key] - 1
+            if left:
+                self._refs[key] = left
+            else:
+                del self._refs[key]
+                gone += self._sizes.pop(key)
+        self._alive -= gone
+        step.freed += gone
+        step.alive = self._alive
+        entry = self.nodes[node.id]
+        entry.freed_bytes, entry.freed_at = gone, step.index
+
+    def _hold(self, node) -> None:
+        buffers = _saved_buffers(node)
+        for key in self._ignore.intersection(buffers):
+            del buffers[key]
+        self._held[node.id] = list(buffers)
+        self.nodes[node.id] = NodeLedger(node.id, node.op.name, node.label,
+                                         sum(buffers.values()))
+        new = 0
+        for key, size in buffers.items():
+            if key in self._refs:
+                self._refs[key] += 1
+            else:
+                self._refs[key] = 1
+                self._sizes[key] = size
+                new += size
+        self._alive += new
+        self._peak = max(self._peak, self._alive)
+        step = self.steps[-1]
+        step.allocated += new
+        step.alive, step.peak = self._alive, self._peak
+
+    # --- reading it ---------------------------------------------------------------
+    @property
+    def start(self) -> int:
+        """Saved bytes alive when backward began."""
+        return self.steps[0].alive
+
+    @property
+    def peak(self) -> int:
+        return self._peak
+
+    @property
+    def alive(self) -> int:
+        """Saved bytes still alive (after a full pass without ``retain_graph``: 0)."""
+        return self._alive
+
+    @property
+    def total_freed(self) -> int:
+        return sum(s.freed for s in self.steps)
+
+    def series(self) -> dict:
+        """One list per column, index = step: plain numbers, ready for JSON or a plot."""
+        return {"node": [s.node for s in self.steps], "op": [s.op for s in self.steps],
+                "alive": [s.alive for s in self.steps], "freed": [s.freed for s in self.steps],
+                "allocated": [s.allocated for s in self.steps],
+                "peak": [s.peak for s in self.steps]}
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def __getitem__(self, k) -> LedgerStep:
+        return self.steps[k]
+
+    def table(self) -> str:
+        rows = [("step", "node", "op", "alive", "freed", "new", "peak")]
+        for s in self.steps:
+            rows.append((str(s.index), "-" if s.node is None else f"#{s.node}",
+                         s.op or "(start)", format_bytes(s.alive),
+                         format_bytes(s.freed) if s.freed else "-",
+                         format_bytes(s.allocated) if s.allocated else "-",
+                         format_bytes(s.peak)))
+        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+        lines = ["  ".join(c.ljust(w) if i == 2 else c.rjust(w)
+                           for i, (c, w) in enumerate(zip(r, widths))).rstrip() for r in rows]
+        lines.insert(1, "-" * len(lines[0]))
+        lines.append(f"start {format_bytes(self.start)}, peak {format_bytes(self.peak)}, "
+                     f"freed {format_bytes(self.total_freed)}, left {format_bytes(self.alive)}")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.table()
+
+    def __repr__(self) -> str:
+        return (f"<MemoryLedger {len(self.steps) - 1} steps: start {format_bytes(self.start)}, "
+                f"peak {format_bytes(self.peak)}, left {format_bytes(self.alive)}>")
+
+
+def ledger(root, gradient=None, retain_graph: bool | None = None, create_graph: bool = False,
+           *, scheduler: str = "dfs", ignore=()) -> MemoryLedger:
+    """Run ``root.backward(...)`` (same arguments) and return its ``MemoryLedger``.
+
+    The pass is recorded, so it runs the reference engine: the same gradients, bit
+    for bit.  With ``retain_graph=True`` nothing is freed, and the ledger says so.
+    ``ignore``: tensors not to count, e.g. ``model.parameters()`` (``MemoryLedger``)."""
+    book = MemoryLedger(ignore)
+    with record(book):
+        root.backward(gradient, retain_graph=retain_graph, create_graph=create_graph,
+                      scheduler=scheduler)
+    return book

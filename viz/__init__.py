@@ -56,6 +56,7 @@ _LAZY = {
     "plot_history": "plots",
     "plot_decision_boundary": "plots",
     "plot_grad_flow": "plots",
+    "plot_memory_ledger": "plots",
     # step-through widgets and the HTML player (the stepper's modules; edit freely)
     "Stepper": "stepper",
     "step_through": "stepper",

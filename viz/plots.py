@@ -1,4 +1,5 @@
-"""Training plots: loss/accuracy curves, 2-D decision boundaries, gradient flow.
+"""Training plots: loss/accuracy curves, 2-D decision boundaries, gradient flow, and the
+saved memory of one backward pass (``plot_memory_ledger``).
 
 Each function builds a pyplot figure and returns it without showing it, so it
 behaves like any matplotlib plot: end the cell (or script) with ``plt.show()``,
@@ -13,7 +14,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-__all__ = ["plot_history", "plot_decision_boundary", "plot_grad_flow"]
+__all__ = ["plot_history", "plot_decision_boundary", "plot_grad_flow", "plot_memory_ledger"]
 
 _SPLITS = ("train_", "val_", "test_")
 _X_KEYS = ("epoch", "epochs", "step", "steps", "iteration")
@@ -356,3 +357,52 @@ def _param_groups(model, by: str, depth: int | None) -> list[tuple[str, list]]:
         key = ".".join(path[:depth]) if path else name
         groups.setdefault(key, []).append(p)
     return list(groups.items())
+
+
+# --------------------------------------------------------------------- memory ledger
+
+_BYTE_UNITS = ((2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB"), (1, "B"))
+
+
+def plot_memory_ledger(ledger, *, ax=None, title: str | None = None, figsize=None):
+    """Saved bytes alive after each backward step, the running peak, and what each step freed.
+
+    ``ledger`` is a ``minigrad.memory.MemoryLedger`` (``minigrad.memory.ledger(loss)``):
+    step 0 is the graph before backward, step *k* after the *k*-th node visited.  The
+    line falls as backward releases what each op saved; it rises where a
+    checkpointed block is recomputed (those steps are marked).  With a few dozen
+    steps or fewer, each is labelled with its op.
+    """
+    steps = getattr(ledger, "steps", None)
+    if not steps:
+        raise TypeError(f"plot_memory_ledger: expected a MemoryLedger (minigrad.memory.ledger), "
+                        f"got {type(ledger).__name__}")
+    series = ledger.series()
+    top = max(max(series["peak"]), 1)
+    scale, unit = next((s, u) for s, u in _BYTE_UNITS if top >= s)
+    x = np.arange(len(steps))
+    alive = np.asarray(series["alive"], dtype=float) / scale
+    if ax is None:
+        fig = _figure(figsize or (max(4.5, min(12.0, 0.28 * len(x) + 2.5)), 3.4))
+        ax = fig.subplots()
+    else:
+        fig = ax.figure
+    ax.bar(x, np.asarray(series["freed"], dtype=float) / scale, width=0.7, color="#fca5a5",
+           label="freed at this step")
+    ax.step(x, alive, where="mid", color="#1d4ed8", label="saved bytes alive")
+    ax.plot(x, np.asarray(series["peak"], dtype=float) / scale, color="#6b7280",
+            linestyle="--", label="peak so far")
+    recomputed = [k for k in x[1:] if series["allocated"][k] > 0]
+    if recomputed:
+        ax.plot(recomputed, alive[recomputed], "o", color="#f59e0b",
+                label="recomputed (checkpoint)")
+    if len(x) <= 40:
+        ax.set_xticks(x, ["start"] + [str(op) for op in series["op"][1:]], rotation=60,
+                      ha="right")
+    ax.set_xlabel("backward step")
+    ax.set_ylabel(f"saved memory ({unit})")
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize="small")
+    ax.grid(axis="y", alpha=0.3)
+    ax.set_title(title or "saved memory during backward")
+    return fig

@@ -9,16 +9,18 @@ from .forward_ad import UnpackedDualTensor, dual_level, make_dual, unpack_dual
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .gradients import grad
-from .graph import topological_order
+from .graph import saved_tensors_hooks, topological_order
 from .higher import NotTwiceDifferentiableError
 from .hooks import RemovableHandle
 from .node import Node
 from .registry import Op, define_op, get_op, register, registered_ops
+from .saved import SavedTensorHookError
 from .tangents import NoForwardRuleError
 from .trace import (
     Contribute,
     Created,
     Dual,
+    Freed,
     Hooked,
     Ready,
     Scheduled,
@@ -30,11 +32,13 @@ from .trace import (
 )
 
 __all__ = [
-    "AnomalyError", "Contribute", "Created", "Dual", "GradcheckError", "GraphReleasedError",
-    "Hooked", "NoForwardRuleError", "Node", "NotTwiceDifferentiableError", "Op", "Ready",
-    "RemovableHandle", "SCHEDULERS", "Scheduled", "Seeded", "Tangent", "Tape",
+    "AnomalyError", "Contribute", "Created", "Dual", "Freed", "GradcheckError",
+    "GraphReleasedError", "Hooked", "NoForwardRuleError", "Node", "NotTwiceDifferentiableError",
+    "Op", "Ready", "RemovableHandle", "SCHEDULERS", "SavedTensorHookError", "Scheduled",
+    "Seeded", "Tangent", "Tape",
     "UnpackedDualTensor", "Visit", "backward", "define_op", "detect_anomaly", "dual_level",
     "enable_grad", "forward_ad", "get_op", "grad", "gradcheck", "gradgradcheck",
     "is_grad_enabled", "make_dual", "no_grad", "record", "register", "registered_ops",
+    "saved_tensors_hooks",
     "set_grad_enabled", "topological_order", "unbroadcast", "unpack_dual",
 ]

@@ -41,6 +41,8 @@ Two keywords choose how a pass runs, and they answer different questions:
 Gradient hooks (``register_hook``, ``hooks.py``) run in every one of these
 loops; while any node has hooks, backward takes the announced loop, never the
 fast one (``engine="fast"`` included).  With no hooks the cost is one check.
+Saved values packed by ``saved_tensors_hooks`` (``saved.py``) are unpacked in
+``local_gradients``, so the same holds while any packed graph lives.
 
 Leaves accumulate across calls (PyTorch semantics: call ``zero_grad``).  Every
 non-leaf's gradient is reset at the start of a pass, so nothing from an earlier
@@ -61,7 +63,9 @@ from .graph import topological_order
 from .hooks import HookedPass
 from .inplace import check_unmodified
 from .output_grads import OutputGrads
-from .state import GRAD_HOOKS, HOOKS, MODIFIED, STATE
+from .saved import Packed
+from .state import GRAD_HOOKS, HOOKS, MODIFIED, PACKED, STATE
+from .trace import release
 
 __all__ = ["backward", "run_backward", "run_reference", "propagate", "seed_gradient",
            "local_gradients", "unbroadcast", "unbroadcastable",
@@ -164,7 +168,8 @@ def run_backward(roots, seeds, retain_graph: bool, create_graph: bool = False,
                 loop(roots, order, retain_graph, True, hooked)
         elif GRAD_HOOKS[0]:  # some node has hooks: the announced loop runs them
             loop(roots, order, retain_graph, False, HookedPass(STATE.recorders, False, post_hooks))
-        elif engine == "reference" or loop is not run_reference or (engine is None and watched):
+        elif (engine == "reference" or loop is not run_reference or (engine is None and watched)
+              or PACKED[0]):  # (packed saved values: the fast loops do not unpack)
             loop(roots, order, retain_graph)
         elif isinstance(seeds[0], np.ndarray):
             fast.run_tensor(order, retain_graph)
@@ -195,7 +200,7 @@ def run_reference(roots, order, retain_graph, create_graph: bool = False,
                 rec.visit(node, g)
             propagate(node, g, create_graph, recorders, anomaly, hooked)
         if not retain_graph:
-            node.saved = None
+            release(node, recorders)
     if hooked is not None:
         hooked.finish()  # hooked leaves: hooks on this pass's sum, then into .grad
 
@@ -259,6 +264,8 @@ def local_gradients(node, g, create_graph: bool = False) -> list:
                 else grad if grad.__class__ is OutputGrads else higher.as_node(parent, grad)
                 for parent, grad in zip(node.parents, vjp_results(node, grads))]
     saved = node.saved
+    if saved.__class__ is Packed:  # saved_tensors_hooks: unpack, once for this use
+        saved = saved.unpack(node)
     if op.grads:
         return [rule(g, *saved, **attrs) if parent.requires_grad else None
                 for parent, rule in zip(node.parents, op.grads)]

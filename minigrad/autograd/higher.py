@@ -29,6 +29,7 @@ import contextlib
 
 import numpy as np
 
+from .saved import Packed
 from .state import STATE, set_grad_mode, set_order
 
 __all__ = ["differentiating", "saved_as_nodes", "as_node", "derivative_order",
@@ -107,6 +108,9 @@ def saved_as_nodes(node) -> tuple:
     saved = node.saved
     if not saved:
         return saved
+    if saved.__class__ is Packed:  # saved_tensors_hooks: unpack, and find the nodes by role
+        out, derived = saved.as_nodes(node)
+        return _recomputed(node) if derived and not op.constant_saves else tuple(out)
     parents = node.parents
     out = []
     derived = False

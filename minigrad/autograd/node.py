@@ -40,6 +40,7 @@ from __future__ import annotations
 
 from . import engine, hooks
 from .ids import next_id
+from .saved import pack_saved
 from .state import GRAD_OFF, HOOKS, STATE
 from .tangents import forward_rules, output_tangent
 
@@ -225,7 +226,9 @@ def _unrecorded(node, data, op, parents, saved, attrs, label):
 def announce(node) -> None:
     """Tell this thread's recorders a node exists.  Under anomaly mode keep its creation
     trace; inside a ``create_graph`` backward pass, its derivative order and the edge
-    whose rule made it; inside a dual level, its tangent."""
+    whose rule made it; inside a dual level, its tangent.  Under
+    ``saved_tensors_hooks``, last, pack what its op saved (after the tangent, which
+    reads the saved values as they are)."""
     anomaly = STATE.anomaly
     if anomaly or STATE.order:
         trace = None
@@ -238,6 +241,8 @@ def announce(node) -> None:
         recorder.created(node)
     if STATE.dual is not None and node.op is not None:
         flow_tangent(node, node.op, node.parents, node.saved, node.attrs)
+    if STATE.saved_hooks:
+        pack_saved(node)
 
 
 # --- forward mode: the tangent of each new node ----------------------------------------

@@ -39,6 +39,7 @@ from __future__ import annotations
 import heapq
 
 from .state import STATE
+from .trace import release
 
 __all__ = ["dependencies", "run_ready_queue"]
 
@@ -104,6 +105,6 @@ def run_ready_queue(roots, order, retain_graph, create_graph, hooked, propagate)
             for parent in node.parents:
                 count_down(parent)
         if not retain_graph:
-            node.saved = None
+            release(node, recorders)
     if hooked is not None:
         hooked.finish()

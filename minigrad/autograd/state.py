@@ -17,6 +17,11 @@ check at all beyond the one every op already makes.
 A third, ``GRAD_HOOKS[0]``, counts live nodes with gradient hooks
 (``register_hook``, ``hooks.py``): while it is zero, backward takes the fast
 engine with no further look at hooks (one check per backward call).
+
+Saved-tensor hooks (``graph.saved_tensors_hooks``) use the same two tiers: an
+active context counts in ``HOOKS`` (new nodes are announced, and ``announce``
+packs what they saved), and ``PACKED[0]`` counts live packed records, so that
+backward takes the loop that unpacks them with one check per call (``saved.py``).
 """
 
 from __future__ import annotations
@@ -35,6 +40,8 @@ class _State(threading.local):
     making: tuple | None = None
     #: the active forward-mode level (``forward_ad.dual_level``), or ``None``
     dual = None
+    #: the active ``saved_tensors_hooks`` as ``(pack, unpack)`` pairs, innermost last
+    saved_hooks: tuple = ()
 
 
 STATE = _State()
@@ -46,7 +53,12 @@ GRAD_HOOKS = [0]
 #: 0 if none yet.  Backward inspects a graph for stale saved arrays only when this
 #: is newer than the graph's oldest node: one comparison per backward call.
 MODIFIED = [0]
+#: live packed saved records (``saved.Packed``): while zero, backward never unpacks
+PACKED = [0]
 _lock = threading.Lock()
+# (re-entrant and apart from ``_lock``: a packed record's ``__del__`` counts down, and
+# it may run wherever a reference is dropped, in any thread, lock held or not)
+_packed_lock = threading.RLock()
 
 
 def grad_enabled() -> bool:
@@ -107,3 +119,17 @@ def set_dual(level) -> object:
         HOOKS[0] += int(level is not None) - int(prev is not None)
         STATE.dual = level
     return prev
+def set_saved_hooks(hooks: tuple) -> tuple:
+    """Set this thread's ``saved_tensors_hooks`` stack; returns the previous one.  A
+    non-empty stack counts in ``HOOKS``, so that every new node is announced (and packed)."""
+    with _lock:
+        prev = STATE.saved_hooks
+        HOOKS[0] += int(bool(hooks)) - int(bool(prev))
+        STATE.saved_hooks = hooks
+    return prev
+
+
+def count_packed(delta: int) -> None:
+    """A packed saved record was made (+1) or freed (-1)."""
+    with _packed_lock:
+        PACKED[0] += delta

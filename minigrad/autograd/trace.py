@@ -25,6 +25,8 @@ and, to a recorder that has the method (each is optional):
   of a scalar op, else ``None``) is that edge's share of ``total``, the node's
   tangent.  An op whose forward rule takes all inputs at once (one ``jvp``, or
   ``linear``) has no share per edge: ``slot`` and ``contribution`` are ``None``.
+* ``freed(node, saved)``, when backward released what ``node``'s op saved
+  (``saved``: what it held, for a memory ledger to weigh; ``memory.ledger``).
 
 ``record()`` returns a ``Tape`` that stores these events in order, which is all
 the step-through widgets and the HTML player need to replay a computation.
@@ -42,10 +44,11 @@ from typing import Any
 
 import numpy as np
 
+from .saved import Packed
 from .state import STATE, set_recorders
 
 __all__ = ["record", "Tape", "Created", "Seeded", "Visit", "Contribute", "Scheduled", "Ready",
-           "Hooked", "Dual", "Tangent"]
+           "Hooked", "Dual", "Tangent", "Freed", "release"]
 
 
 def _snapshot(x):
@@ -159,6 +162,25 @@ class Tangent:
     kind = "tangent"
 
 
+@dataclass(frozen=True)
+class Freed:
+    """Backward released what ``node``'s op saved (``node.saved`` became ``None``)."""
+
+    node: Any
+    kind = "freed"
+
+
+def release(node, recorders) -> None:
+    """Free what ``node``'s op saved (an announced loop's step 4), and say so to each
+    recorder that listens for it (``freed``)."""
+    saved = node.saved
+    node.saved = None
+    for rec in recorders:
+        freed = getattr(rec, "freed", None)
+        if freed is not None:
+            freed(node, saved)
+
+
 class Tape:
     """The ordered events of one recording; replay it as often as you like.
 
@@ -174,7 +196,8 @@ class Tape:
         #: last stopped (``None`` while it has not): a later, unrecorded backward may
         #: release more, and a replay must not show that as this recording's doing
         self.released: set | None = None
-        #: ``(position, event)`` for the newer kinds (``scheduled``, ``ready``, ``hooked``):
+        #: ``(position, event)`` for the newer kinds (``scheduled``, ``ready``, ``hooked``,
+        #: ``freed``):
         #: the event came after ``events[position - 1]`` (see the module doc)
         self.notes: list = []
 
@@ -196,6 +219,7 @@ class Tape:
         if (
             not isinstance(local_grad, np.ndarray)
             and node.saved is not None
+            and not isinstance(node.saved, Packed)  # (unpacking again is not ours to do)
             and node.op.engine == "scalar"
             and node.op.grads
         ):
@@ -230,6 +254,9 @@ class Tape:
         self.notes.append((len(self.events), Tangent(
             node, op, parent, slot, _snapshot(incoming), _snapshot(contribution),
             _snapshot(total), derivative)))
+
+    def freed(self, node, saved) -> None:
+        self.notes.append((len(self.events), Freed(node)))
 
     def stopped(self) -> None:
         """Called when a ``with record()`` block (or ``tape.backward``) ends."""
@@ -348,4 +375,5 @@ def record(recorder=None):
 #: what the engine calls on every recorder (see the module doc)
 RECORDER_METHODS = ("created", "seeded", "visit", "contribute")
 #: what it calls on a recorder that has them
-OPTIONAL_RECORDER_METHODS = ("scheduled", "ready", "hooked", "dual", "tangent", "stopped")
+OPTIONAL_RECORDER_METHODS = ("scheduled", "ready", "hooked", "dual", "tangent", "freed",
+                             "stopped")

@@ -126,7 +126,7 @@ def test_the_tape_keeps_new_kinds_apart_and_the_timeline_in_order():
         y = (x * x).tanh()
         y.backward(scheduler="ready-queue")
     assert {e.kind for e in tape.events} <= {"created", "seeded", "visit", "contribute"}
-    assert {e.kind for _, e in tape.notes} == {"scheduled", "ready"}
+    assert {e.kind for _, e in tape.notes} == {"scheduled", "ready", "freed"}
     timeline = tape.timeline
     assert len(timeline) == len(tape.events) + len(tape.notes)
     kinds = [e.kind for e in timeline if e.kind != "created"]
