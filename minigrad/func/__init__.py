@@ -13,6 +13,8 @@
 """
 
 from .counting import Passes, count_passes
+from .forward import hessian, hvp, jacfwd, jvp
 from .reverse import grad, jacrev, value_and_grad, vjp
 
-__all__ = ["Passes", "count_passes", "grad", "jacrev", "value_and_grad", "vjp"]
+__all__ = ["Passes", "count_passes", "grad", "hessian", "hvp", "jacfwd", "jacrev", "jvp",
+           "value_and_grad", "vjp"]

@@ -6,11 +6,14 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from ..autograd import forward_ad
+from ..autograd.node import tangent_of
 from ..tensor import Tensor
 from ..tensor_functions import stack
 from ..value import Value
 
-__all__ = ["lift_inputs", "constant_like", "live_result", "stack_rows", "is_live", "inside", "in_transform"]
+__all__ = ["lift_inputs", "constant_like", "live_result", "stack_rows", "is_live", "inside",
+           "in_transform"]
 
 
 #: how many transforms are running their function right now (``inside``)
@@ -43,7 +46,8 @@ def inside():
 
 
 def lift_inputs(xs):
-    """Nodes to run ``f`` on, and whether the result must stay differentiable.
+    """Nodes to run ``f`` on, the nodes to differentiate with respect to, and whether
+    the result must stay differentiable.
 
     A plain input becomes a fresh leaf on the same data that requires grad (the
     caller's node is not touched).  A *live* input (see ``is_live``) is kept
@@ -52,16 +56,19 @@ def lift_inputs(xs):
     (``create_graph=True``) for the outer transform to differentiate.
     """
     live = any(is_live(x) for x in xs)
-    out = []
+    feed, wrt = [], []
     for x in xs:
         if x.requires_grad and live:
-            out.append(x)
+            feed.append(x)
+            wrt.append(x)
             continue
         leaf = (Value(x.data, requires_grad=True) if isinstance(x, Value)
                 else Tensor(x.data, requires_grad=True))
         tangent = _tangent(x)
-        out.append(leaf if tangent is None else _with_tangent(leaf, tangent))
-    return out, live
+        # (a dual of the leaf: its make_dual node passes gradients through to the leaf)
+        feed.append(leaf if tangent is None else forward_ad.make_dual(leaf, tangent))
+        wrt.append(leaf)
+    return feed, wrt, live
 
 
 def constant_like(x, data):
@@ -96,9 +103,5 @@ def stack_rows(parts, out_shape, in_shape, live, axis):
 
 
 def _tangent(x):
-    """The forward-mode tangent ``x`` carries, if any (none until forward mode exists)."""
-    return None
-
-
-def _with_tangent(leaf, tangent):
-    raise NotImplementedError("forward mode is not available yet")
+    """The forward-mode tangent ``x`` carries (inside an outer ``jvp``), if any."""
+    return tangent_of(x)

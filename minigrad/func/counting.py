@@ -8,9 +8,11 @@ Reverse mode gets a Jacobian one *row* per backward pass, forward mode one
     n.forward, n.backward, n.ops        # 1 forward pass, m backward passes, ...
 
 ``forward`` counts runs of the function (each ``jvp`` direction is one forward
-pass carrying a tangent), ``backward`` the backward passes, ``ops`` the op
-executions: each op the function runs, plus each node a backward pass visits
-(calling that op's rules).
+pass carrying a tangent; a transform nested in another runs inside the outer
+one's pass: ``hvp`` is one forward pass carrying a tangent, then one
+backward), ``backward`` the backward passes, ``ops`` the op executions: each
+op the function runs, plus each node a backward pass visits (calling that
+op's rules).
 """
 
 from __future__ import annotations
@@ -46,8 +48,12 @@ class Passes:
 _ACTIVE: list[Passes] = []
 
 
-def forward_pass() -> None:
-    """A transform ran the function once (called by the transforms)."""
+def forward_pass(nested: bool = False) -> None:
+    """A transform is about to run its function once (called by the transforms).  A
+    transform nested in another (``grad`` inside ``jvp``: ``hvp``) runs inside the
+    outer one's pass, so only the outermost counts it."""
+    if nested:
+        return
     for p in _ACTIVE:
         p.forward += 1
 
@@ -59,15 +65,24 @@ def backward_pass() -> None:
 
 
 class _OpCounter:
-    """A recorder that counts op executions: recorded op results and tangent steps
-    forward, node visits backward."""
+    """A recorder that counts op executions: forward, each op result of the forward
+    computation (recorded, or carrying a tangent with no graph); backward, each node
+    a backward pass visits.  The nodes a ``create_graph`` backward builds (order ≥ 1)
+    are that pass's own work, counted by its visits."""
 
     def __init__(self, passes: Passes):
         self.passes = passes
-        self.tangent_nodes: set[int] = set()
+        self.counted: set[int] = set()
 
     def created(self, node) -> None:
-        if node.op is not None:
+        if node.op is not None and node.order == 0:
+            self.counted.add(node.id)
+            self.passes.forward_ops += 1
+
+    def tangent(self, node, op, parent, slot, incoming, contribution, total,
+                derivative=None) -> None:
+        if node.id not in self.counted and node.order == 0:
+            self.counted.add(node.id)
             self.passes.forward_ops += 1
 
     def seeded(self, node, grad) -> None:

@@ -22,7 +22,7 @@ from ..tensor import Tensor
 from ..value import Value
 from . import counting
 from ._inputs import argnums_tuple, check_input, check_output, pick, replace
-from ._lift import constant_like, inside, lift_inputs, live_result, stack_rows
+from ._lift import constant_like, in_transform, inside, lift_inputs, live_result, stack_rows
 
 __all__ = ["grad", "value_and_grad", "vjp", "jacrev"]
 
@@ -61,10 +61,10 @@ def value_and_grad(func, argnums=0, has_aux: bool = False):
 
 def _value_and_grad(func, argnums, has_aux, where, args, kwargs):
     nums, many = argnums_tuple(argnums, len(args), where)
-    inputs, live = lift_inputs([check_input(x, where) for x in pick(args, nums)])
-    counting.forward_pass()
+    feed, inputs, live = lift_inputs([check_input(x, where) for x in pick(args, nums)])
+    counting.forward_pass(in_transform())
     with inside():
-        result = func(*replace(args, nums, inputs), **kwargs)
+        result = func(*replace(args, nums, feed), **kwargs)
     out, aux = _split_aux(result, has_aux, where)
     check_output(out, where, scalar=True)
     grads = _backward(out, inputs, None, live, where)
@@ -78,10 +78,10 @@ def vjp(func, *primals, has_aux: bool = False):
     ``vjp_fn`` may be called many times, each call one backward pass."""
     if not primals:
         raise TypeError("vjp: give the function's inputs (primals) after the function")
-    inputs, live = lift_inputs([check_input(x, "vjp", "primal") for x in primals])
-    counting.forward_pass()
+    feed, inputs, live = lift_inputs([check_input(x, "vjp", "primal") for x in primals])
+    counting.forward_pass(in_transform())
     with inside():
-        out, aux = _split_aux(func(*inputs), has_aux, "vjp")
+        out, aux = _split_aux(func(*feed), has_aux, "vjp")
     check_output(out, "vjp")
 
     def vjp_fn(cotangent):
@@ -98,10 +98,10 @@ def jacrev(func, argnums=0, has_aux: bool = False):
     backward pass per *output* element, each giving one row ``e_iᵀ·J``."""
     def jacobian_of(*args, **kwargs):
         nums, many = argnums_tuple(argnums, len(args), "jacrev")
-        inputs, live = lift_inputs([check_input(x, "jacrev") for x in pick(args, nums)])
-        counting.forward_pass()
+        feed, inputs, live = lift_inputs([check_input(x, "jacrev") for x in pick(args, nums)])
+        counting.forward_pass(in_transform())
         with inside():
-            result = func(*replace(args, nums, inputs), **kwargs)
+            result = func(*replace(args, nums, feed), **kwargs)
         out, aux = _split_aux(result, has_aux, "jacrev")
         check_output(out, "jacrev")
         if isinstance(out, Value):
