@@ -7,7 +7,7 @@ per node, for seeing every step) and ``Tensor`` (numpy arrays, for training).
 # The sub-packages, importable as attributes like torch.nn / torch.optim; importing
 # functional here also registers its ops, so the registry is complete after
 # ``import minigrad`` (the registry-wide gradient test relies on that).
-from . import data, functional, nn, optim
+from . import data, functional, jit, nn, optim
 from .autograd import (
     AnomalyError,
     GradcheckError,
@@ -54,5 +54,5 @@ __all__ = [
     "enable_grad", "full", "gradcheck", "graph_memory", "is_grad_enabled", "manual_seed",
     "maximum", "minimum", "no_grad", "ones", "ones_like", "rand", "randn", "record",
     "set_grad_enabled", "stack", "tensor", "topological_order", "where", "zeros", "zeros_like",
-    "data", "functional", "nn", "optim",
+    "data", "functional", "jit", "nn", "optim",
 ]

@@ -42,6 +42,7 @@ LAYERS = [
     ("functional", ["minigrad.functional", "minigrad.functional.*"]),
     ("nn/optim/data", ["minigrad.nn", "minigrad.nn.*", "minigrad.optim", "minigrad.optim.*",
                        "minigrad.data", "minigrad.data.*"]),
+    ("jit", ["minigrad.jit", "minigrad.jit.*"]),
     ("training and CLI", ["minigrad.fitting", "minigrad.train"]),
     ("minigrad's public API", ["minigrad"]),  # the package __init__ re-exports all of the above
     ("viz", ["viz", "viz.*"]),
