@@ -23,6 +23,8 @@ Two ways to run the graph, one generated source each (``Kernel.source``):
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from ..autograd.accumulate import unbroadcast
@@ -30,8 +32,21 @@ from .symbolic import UFUNCS, Expr, Sym, leaf, symbolic_forward, symbolic_rule
 
 __all__ = ["Kernel", "build_kernel", "numexpr_module", "NUMEXPR_MIN"]
 
+#: from this many elements the numpy backend runs a kernel block by block (``BLOCK``
+#: elements at a time), so that its intermediate values stay in the CPU's cache
+BLOCK_MIN = 1 << 16
+BLOCK = 1 << 14
+#: threads a blocked kernel runs on (the machine's cores; 1 turns threading off)
+THREADS = [os.cpu_count() or 1]
+#: the backend ``jit`` uses unless told: numpy, measured faster than numexpr on the
+#: machines this was written on (numexpr's float32 exp and tanh, without Intel's VML,
+#: are several times slower than numpy's SIMD ones; see benchmarks/jit.py)
+DEFAULT_BACKEND = ["numpy"]
 #: below this many elements numexpr's per-call cost outweighs its one pass over memory
 NUMEXPR_MIN = 1 << 15
+#: a value used more than once is recomputed in each user when its expression has at most
+#: this many nodes (arithmetic is cheap next to a pass over memory), else stored once
+INLINE_MAX = 12
 #: below this many elements numpy's ``out=`` keyword costs more than a fresh small array
 REUSE_MIN = 1 << 12
 
@@ -39,8 +54,7 @@ _NE_BINARY = {"add": "+", "subtract": "-", "multiply": "*", "true_divide": "/", 
               "power": "**", "greater": ">", "greater_equal": ">=", "less": "<",
               "less_equal": "<=", "equal": "==", "not_equal": "!=", "logical_and": "&",
               "logical_or": "|"}
-_NE_CALL = {"exp": "exp", "log": "log", "sqrt": "sqrt", "tanh": "tanh", "absolute": "abs",
-            "where": "where"}
+_NE_CALL = {"where": "where"}
 _NE_UNARY = {"negative": "-", "logical_not": "~"}
 
 
@@ -103,16 +117,66 @@ def build_kernel(eqns, ins, backend: str | None = None, name: str = "kernel",
     out_expr = syms[last].expr
     size = int(np.prod(last.shape, dtype=np.int64))
     if backend is None:
-        backend = ("numexpr" if numexpr_module() is not None and size >= NUMEXPR_MIN
-                   and _numexpr_can(out_expr, grads) else "numpy")
-    elif backend == "numexpr" and not _numexpr_can(out_expr, grads):
-        backend = "numpy"
-    writer = _NumexprWriter() if backend == "numexpr" else _NumpyWriter(size >= REUSE_MIN)
+        backend = DEFAULT_BACKEND[0]
+    if backend not in ("numpy", "numexpr"):
+        raise ValueError(f"jit: backend must be 'numpy' or 'numexpr', got {backend!r}")
+    if backend == "numexpr":
+        if numexpr_module() is None:
+            raise ImportError("jit: backend='numexpr' needs numexpr (pip install "
+                              "minigrad-kit[jit]); the default backend is 'numpy'")
+        if size < NUMEXPR_MIN or not _numexpr_can(out_expr, grads):
+            backend = "numpy"  # (small arrays: numexpr's per-call cost outweighs its pass)
+    if backend == "numexpr":
+        writer = _NumexprWriter()
+    elif size >= BLOCK_MIN:
+        writer = _BlockedWriter(last.shape, size)
+    else:
+        writer = _NumpyWriter(size >= REUSE_MIN)
     source = _source(writer, out_expr, grads, ins, last, name, eqns)
-    namespace = {"np": np, "unbroadcast": unbroadcast}
+    namespace = {"np": np, "unbroadcast": unbroadcast, "one_value": one_value,
+                 "in_parts": in_parts}
     if backend == "numexpr":
         namespace["evaluate"] = numexpr_module().evaluate
     return Kernel(source, namespace, backend, len(ins))
+
+
+def in_parts(part, n: int) -> None:
+    """Run ``part(lo, hi)`` over ``0..n`` in one contiguous share per thread (``THREADS``).
+
+    numpy's ufuncs release the GIL on arrays this size, so the shares run in
+    parallel; each share's values are independent elementwise, so the result is
+    bit for bit the same with any number of threads.
+    """
+    threads = THREADS[0]
+    blocks = -(-n // BLOCK)
+    if threads <= 1 or blocks < 2 * threads:
+        part(0, n)
+        return
+    per = -(-blocks // threads) * BLOCK
+    cuts = [(lo, min(lo + per, n)) for lo in range(0, n, per)]
+    futures = [_pool().submit(part, lo, hi) for lo, hi in cuts[1:]]
+    part(*cuts[0])
+    for f in futures:
+        f.result()
+
+
+_POOL: list = []
+
+
+def _pool():
+    if not _POOL:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _POOL.append(ThreadPoolExecutor(max(1, THREADS[0] - 1),
+                                        thread_name_prefix="minigrad-jit"))
+    return _POOL[0]
+
+
+def one_value(g):
+    """``g`` as a 0-d array when it repeats one value (``sum``'s gradient, broadcast)."""
+    if g.ndim and not any(g.strides):
+        return g.reshape(-1)[:1].reshape(())
+    return g
 
 
 def raise_unsymbolic(why: str):
@@ -157,7 +221,8 @@ def _uses(order, roots) -> dict:
 def _numexpr_can(*roots) -> bool:
     flat = [r for x in roots for r in (x if isinstance(x, list) else [x])]
     for e in _walk(flat, set()):
-        if e.fn not in _NE_BINARY and e.fn not in _NE_CALL and e.fn not in _NE_UNARY:
+        if e.fn not in NUMPY_CALLS and e.fn not in _NE_BINARY and e.fn not in _NE_UNARY and (
+                e.fn != "where"):
             return False
         if e.dtype.kind not in "fb":
             return False
@@ -171,12 +236,9 @@ def _source(writer, out_expr, grads, ins, last, name, eqns) -> str:
     lines = [f"# {name}: fused {ops}  ({writer.backend})", f"def forward({args}):"]
     leaves = _leaf_names(out_expr, grads)
     # what the backward reads of the forward: inputs, and (numpy) the values it computed
-    if writer.recomputes:
-        shared = []
-    else:
-        fwd_nodes = set(_walk([out_expr], set()))
-        shared = [e for e in _walk(grads, set()) if e in fwd_nodes
-                  and _used_by_backward(e, grads, fwd_nodes)]
+    fwd_nodes = set(_walk([out_expr], set()))
+    shared = [e for e in _walk(grads, set()) if e in fwd_nodes
+              and _used_by_backward(e, grads, fwd_nodes)]
     fwd_body, fwd_names = writer.emit([out_expr, *shared], leaves, "t")
     lines += [f"    {s}" for s in fwd_body]
     out_name = fwd_names[out_expr]
@@ -188,6 +250,8 @@ def _source(writer, out_expr, grads, ins, last, name, eqns) -> str:
     lines.append(f"    return {out_name}, ({''.join(k + ', ' for k in keep)})")
     lines.append("")
     lines.append(f"def backward(g, {''.join(k + ', ' for k in keep)}):")
+    if writer.backend != "numpy" and not any(r is not None and r.fn == "leaf" for r in grads):
+        lines.append("    g = one_value(g)  # (a broadcast array is read slowly, or not by blocks)")
     given = dict(leaves)
     for e in shared:
         given[e] = fwd_names[e]
@@ -242,7 +306,6 @@ class _NumpyWriter:
     """One statement per node; large arrays reuse dead buffers through ``out=``."""
 
     backend = "numpy"
-    recomputes = False
 
     def __init__(self, reuse: bool):
         self.reuse = reuse
@@ -293,42 +356,190 @@ class _NumpyWriter:
         return f"np.{e.fn}({', '.join(args)})"
 
 
+class _BlockedWriter(_NumpyWriter):
+    """The numpy backend for large arrays: the kernel runs ``BLOCK`` elements at a time.
+
+    Every value of the chain is computed for one block into a small scratch buffer
+    (reused once dead) that stays in the cache, and only the kernel's inputs are
+    read from memory and its results (output, saved values, gradients) written to
+    it: one pass over memory, numexpr's idea with numpy's own vectorised ufuncs.
+    Inputs are viewed flat (a copy if not contiguous); an input of one element is a
+    scalar.  An input broadcast along some axes only cannot be cut into blocks: that
+    kernel runs unblocked (``fits``).
+    """
+
+    backend = "numpy-blocked"
+
+    def __init__(self, shape, size):
+        super().__init__(reuse=True)
+        self.shape, self.size = tuple(shape), size
+
+    def fits(self, leaves) -> bool:
+        return all(e.shape == self.shape or _size(e.shape) == 1 for e in leaves)
+
+    def emit(self, roots, given: dict, prefix: str):
+        if not self.fits([e for e in given if e.fn == "leaf" or e in given]):
+            return super().emit(roots, given, prefix)
+        order = _walk(roots, set(given))
+        uses = _uses(order, roots)
+        names, head, body = {}, [], []
+        read = {a for e in order for a in e.args if isinstance(a, Expr)}
+        for e, n in given.items():  # inputs: flat views before the loop, a block inside
+            if e not in read:
+                continue
+            head.append(f"f_{n} = {n}.reshape(-1) if {n}.size == {self.size} else "
+                        f"{n}.reshape(())")
+            body.append(f"{n}_ = f_{n}[i:j] if f_{n}.ndim else f_{n}")
+            names[e] = f"{n}_"
+        out_names = {}
+        for k, r in enumerate(dict.fromkeys(r for r in roots if r is not None)):
+            if r in given:
+                out_names[r] = given[r]
+                continue
+            head.append(f"{prefix}{k} = np.empty({self.shape!r}, np.{r.dtype.name})")
+            head.append(f"o_{prefix}{k} = {prefix}{k}.reshape(-1)")
+            body.append(f"{prefix}{k}_ = o_{prefix}{k}[i:j]")
+            names[r] = f"{prefix}{k}_"
+            out_names[r] = f"{prefix}{k}"
+        free, scratch, owned = [], [], set()
+        for e in order:
+            if e in out_names:
+                target = names[e]
+            elif e.shape == self.shape:
+                for a in e.args:  # arguments whose last use is here free their buffers
+                    if isinstance(a, Expr) and a in owned and uses[a] == 1:
+                        free.append((a.dtype, names[a]))
+                target = next((b for d, b in free if d == e.dtype), None)
+                if target is None:
+                    target = f"w{len(scratch)}"
+                    scratch.append((target, e.dtype))
+                else:
+                    free.remove((e.dtype, target))
+                owned.add(e)
+            else:
+                target = None
+            for a in e.args:
+                if isinstance(a, Expr):
+                    uses[a] -= 1
+            call = self.call(e, [self.arg(a, names) for a in e.args])
+            if target is None:
+                names[e] = f"s{len(names)}"
+                body.append(f"{names[e]} = {call}")
+            elif e.fn in UFUNCS:
+                names[e] = target
+                body.append(call[:-1] + f", out={target})")
+            else:
+                names[e] = target
+                body.append(f"{target}[...] = {call}")
+        b = BLOCK
+        lines = head + ["def part(lo, hi):  # blocks lo..hi, one thread's share"]
+        lines += [f"    {n} = np.empty({b}, np.{d.name})" for n, d in scratch]
+        lines += [f"    for i in range(lo, hi, {b}):", f"        j = i + {b}",
+                  "        if j > hi:  # the last block is shorter", "            j = hi"]
+        if scratch:
+            one = "," * (len(scratch) == 1)
+            lines.append(f"            {', '.join(n for n, _ in scratch)}{one} = "
+                         f"{', '.join(f'{n}[:j - i]' for n, _ in scratch)}{one}")
+        lines += [f"        {line}" for line in body]
+        lines.append(f"in_parts(part, {self.size})")
+        return lines, {**given, **out_names}
+
+
+def _size(shape) -> int:
+    return int(np.prod(shape, dtype=np.int64))
+
+
 def _const_text(x) -> str:
     if isinstance(x, np.generic):
         return f"np.{x.dtype.name}({x.item()!r})"
     return repr(x)
 
 
-class _NumexprWriter:
-    """Values used once are inlined; each value used twice is one ``evaluate`` call."""
+class _NumexprWriter(_NumpyWriter):
+    """Arithmetic in numexpr, one pass per value that must exist as an array; numpy for
+    the rest.
+
+    numexpr's own exp and tanh (without Intel's VML) are several times slower than
+    numpy's vectorised ones, so those calls (``NUMPY_CALLS``) stay numpy calls, in
+    place on their argument when it has no other use.  A value is written to memory
+    only when it must be: a kernel's result or a value the backward reads, a value
+    used twice, and a numpy call's argument and result; every other value is inlined
+    into the one expression that uses it.
+    """
 
     backend = "numexpr"
-    recomputes = True
+
+    def __init__(self):
+        super().__init__(reuse=True)
 
     def emit(self, roots, given: dict, prefix: str):
         order = _walk(roots, set(given))
         uses = _uses(order, roots)
+        stored, size = set(), {}
+        for e in order:  # arguments first
+            size[e] = 1 + sum(size.get(a, 0) for a in e.args if a not in stored)
+            if e.fn in NUMPY_CALLS:
+                stored.add(e)
+                stored.update(a for a in e.args if isinstance(a, Expr) and a.fn != "const"
+                              and a.fn != "leaf")
+            elif any(e is r for r in roots) or uses.get(e, 0) > 1 and size[e] > INLINE_MAX:
+                stored.add(e)
         names = dict(given)
+        last = {}  # stored node -> index of the last stored statement that reads it
+        for k, e in enumerate(order):
+            if e in stored:
+                for a in self.reads(e, stored):
+                    last[a] = k
+        free: list = []
         lines = []
         for k, e in enumerate(order):
-            if uses.get(e, 0) <= 1 and not any(e is r for r in roots):
-                continue  # inlined into its one user
+            if e not in stored:
+                continue
+            for a in self.reads(e, stored):  # buffers whose value dies here are free
+                if last.get(a) == k and a not in given and not any(a is r for r in roots):
+                    free.append((a.shape, a.dtype, names[a]))
+            target = None
+            if e.fn in UFUNCS or e.fn not in NUMPY_CALLS:
+                for i, (shape, dtype, buf) in enumerate(free):
+                    if shape == e.shape and dtype == e.dtype:
+                        target = buf
+                        del free[i]
+                        break
+            name = names[e] = target or f"{prefix}{k}"
+            if e.fn in NUMPY_CALLS:
+                call = self.call(e, [self.arg(a, names) for a in e.args])
+                if target is not None:
+                    call = call[:-1] + f", out={target})"
+                lines.append(f"{name} = {call}")
+                continue
             consts: dict = {}
-            text = self.text(e, names, uses, roots, consts, top=True)
-            local = ", ".join(f"{n!r}: {n}" for n in sorted(self.leaves_in(text, names)))
+            text = self.text(e, names, consts, top=True)
             lines.extend(f"{c} = {_const_text(v)}" for c, v in consts.items())
-            local = ", ".join(filter(None, [local] + [f"{c!r}: {c}" for c in consts]))
-            names[e] = f"{prefix}{k}"
-            lines.append(f"{prefix}{k} = evaluate({text!r}, local_dict={{{local}}})")
+            local = sorted(self.leaves_in(text, names)) + list(consts)
+            pairs = ", ".join(f"{n!r}: {n}" for n in local)
+            out = f", out={target}" if target is not None else ""
+            lines.append(f"{name} = evaluate({text!r}, local_dict={{{pairs}}}{out})")
         return lines, names
 
-    def text(self, e, names, uses, roots, consts, top=False) -> str:
+    @staticmethod
+    def reads(e, stored) -> list:
+        """The stored values statement ``e`` reads (through the values it inlines)."""
+        found, stack = [], list(e.args)
+        while stack:
+            a = stack.pop()
+            if not isinstance(a, Expr) or a.fn in ("const",):
+                continue
+            if a in stored or a.fn == "leaf":
+                found.append(a)
+            else:
+                stack.extend(a.args)
+        return list(dict.fromkeys(found))
+
+    def text(self, e, names, consts, top=False) -> str:
         if not top and e in names:
             return names[e]
-        if e.fn == "const":
-            return self.const(e, consts)
-        args = [self.text(a, names, uses, roots, consts, top=False) if a.fn != "const"
-                else self.const(a, consts, like=e) for a in e.args]
+        args = [self.const(a, consts, like=e) if a.is_const else self.text(a, names, consts)
+                for a in e.args]
         if e.fn in _NE_BINARY:
             return f"({args[0]} {_NE_BINARY[e.fn]} {args[1]})"
         if e.fn in _NE_UNARY:
@@ -339,14 +550,12 @@ class _NumexprWriter:
     def const(c, consts, like=None) -> str:
         """A typed constant (numexpr would compute a float32 array times 0.5 in float64)."""
         x = c.args[0]
-        if not isinstance(x, np.generic) and like is not None:
+        if not isinstance(x, np.generic):
             kinds = [a.dtype for a in like.args if isinstance(a, Expr) and not a.is_const]
             dtype = np.result_type(*kinds) if kinds else like.dtype
-            if dtype.kind == "b":
-                dtype = np.dtype(type(x))
-            x = dtype.type(x)
+            x = (np.dtype(type(x)) if dtype.kind == "b" else dtype).type(x)
         name = f"k{len(consts)}"
-        consts[name] = x if isinstance(x, np.generic) else np.float64(x)
+        consts[name] = x
         return name
 
     @staticmethod
@@ -355,3 +564,8 @@ class _NumexprWriter:
 
         found = set(re.findall(r"\b([agtb]\d*)\b", text))
         return {n for n in found if n in set(names.values())}
+
+
+#: calls a numexpr kernel leaves to numpy: faster there (exp, tanh ...), or unknown to numexpr
+NUMPY_CALLS = {"exp", "log", "sqrt", "tanh", "maximum", "minimum", "cast", "absolute",
+               "square", "reciprocal"}
