@@ -94,6 +94,7 @@ def build_kernel(eqns, ins, backend: str | None = None, name: str = "kernel",
         saved_of[e] = saved
     last = eqns[-1].out
     adjoint = {last: leaf("g", last.shape, last.dtype)}
+    parts: dict = {}
     for e in reversed(eqns):
         g = adjoint.get(e.out)
         if g is None:
@@ -110,8 +111,13 @@ def build_kernel(eqns, ins, backend: str | None = None, name: str = "kernel",
                 raise_unsymbolic("a value inside the chain was broadcast")
             if v not in ins and c.dtype != v.dtype:
                 c = c.astype(v.dtype)
+            if v in ins and (c.shape != v.shape or c.dtype != v.dtype):
+                # summed down and cast one edge at a time, then added, as the engine does
+                parts.setdefault(v, []).append(c.expr)
+                continue
             adjoint[v] = c if v not in adjoint else adjoint[v] + c
-    grads = [adjoint[v].expr if v in adjoint else None for v in ins]
+    per_input = [parts.get(v) or ([adjoint[v].expr] if v in adjoint else []) for v in ins]
+    grads = [e for exprs in per_input for e in exprs]
     if check_only:
         return None
     out_expr = syms[last].expr
@@ -128,16 +134,17 @@ def build_kernel(eqns, ins, backend: str | None = None, name: str = "kernel",
             backend = "numpy"  # (small arrays: numexpr's per-call cost outweighs its pass)
     if backend == "numexpr":
         writer = _NumexprWriter()
-    elif size >= BLOCK_MIN:
+    elif size >= BLOCK_MIN and all(e.shape == last.shape or _size(e.shape) == 1
+                                   for e in _leaf_names(out_expr, grads)):
         writer = _BlockedWriter(last.shape, size)
     else:
         writer = _NumpyWriter(size >= REUSE_MIN)
-    source = _source(writer, out_expr, grads, ins, last, name, eqns)
+    source = _source(writer, out_expr, grads, per_input, ins, last, name, eqns)
     namespace = {"np": np, "unbroadcast": unbroadcast, "one_value": one_value,
                  "in_parts": in_parts}
     if backend == "numexpr":
         namespace["evaluate"] = numexpr_module().evaluate
-    return Kernel(source, namespace, backend, len(ins))
+    return Kernel(source, namespace, writer.backend, len(ins))
 
 
 def in_parts(part, n: int) -> None:
@@ -229,7 +236,7 @@ def _numexpr_can(*roots) -> bool:
     return True
 
 
-def _source(writer, out_expr, grads, ins, last, name, eqns) -> str:
+def _source(writer, out_expr, grads, per_input, ins, last, name, eqns) -> str:
     """Both functions of one kernel (see the module doc for what each backend keeps)."""
     args = ", ".join(f"a{i}" for i in range(len(ins)))
     ops = " ".join(e.op.name for e in eqns)
@@ -258,18 +265,18 @@ def _source(writer, out_expr, grads, ins, last, name, eqns) -> str:
     bwd_body, bwd_names = writer.emit(grads, given, "b")
     lines += [f"    {s}" for s in bwd_body]
     results = []
-    for v, gexpr in zip(ins, grads):
-        if gexpr is None:
-            results.append("None")
-            continue
-        text = bwd_names[gexpr]
-        if gexpr.shape != v.shape:
-            text = f"unbroadcast({text}, {v.shape!r})"
-        elif v.shape == ():
-            text = f"np.asarray({text})"
-        if gexpr.dtype != v.dtype:
-            text = f"{text}.astype(np.{v.dtype.name})"
-        results.append(text)
+    for v, exprs in zip(ins, per_input):
+        texts = []
+        for gexpr in exprs:
+            text = bwd_names[gexpr]
+            if gexpr.shape != v.shape:
+                text = f"unbroadcast({text}, {v.shape!r})"
+            elif v.shape == ():
+                text = f"np.asarray({text})"
+            if gexpr.dtype != v.dtype:
+                text = f"{text}.astype(np.{v.dtype.name})"
+            texts.append(text)
+        results.append(" + ".join(texts) or "None")
     lines.append(f"    return ({''.join(r + ', ' for r in results)})")
     return "\n".join(lines) + "\n"
 
@@ -365,7 +372,7 @@ class _BlockedWriter(_NumpyWriter):
     it: one pass over memory, numexpr's idea with numpy's own vectorised ufuncs.
     Inputs are viewed flat (a copy if not contiguous); an input of one element is a
     scalar.  An input broadcast along some axes only cannot be cut into blocks: that
-    kernel runs unblocked (``fits``).
+    kernel runs unblocked (``build_kernel`` decides).
     """
 
     backend = "numpy-blocked"
@@ -374,12 +381,7 @@ class _BlockedWriter(_NumpyWriter):
         super().__init__(reuse=True)
         self.shape, self.size = tuple(shape), size
 
-    def fits(self, leaves) -> bool:
-        return all(e.shape == self.shape or _size(e.shape) == 1 for e in leaves)
-
     def emit(self, roots, given: dict, prefix: str):
-        if not self.fits([e for e in given if e.fn == "leaf" or e in given]):
-            return super().emit(roots, given, prefix)
         order = _walk(roots, set(given))
         uses = _uses(order, roots)
         names, head, body = {}, [], []
