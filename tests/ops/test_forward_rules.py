@@ -21,9 +21,9 @@ from .forward_checks import check_forward_rule, random_tangents
 
 #: names of the (tensor) ops with no forward-mode rule yet (see the module doc)
 PENDING = {
-    "avg_pool2d", "batch_norm", "batch_norm_eval", "binary_cross_entropy",
+    "avg_pool2d", "batch_norm", "batch_norm2d_relu", "batch_norm_eval", "binary_cross_entropy",
     "binary_cross_entropy_with_logits", "cast", "cat", "col2im", "conv2d",
-    "conv2d_no_bias", "cross_entropy", "dropout", "expand", "flatten", "getitem",
+    "conv2d_no_bias", "conv2d_relu", "cross_entropy", "dropout", "expand", "flatten", "getitem",
     "im2col", "layer_norm", "linear", "linear_no_bias", "log_softmax", "logsumexp",
     "matmul", "max", "max_pool2d", "mean", "min", "mse_loss", "nll_loss", "pad",
     "reshape", "scatter_add", "softmax", "squeeze", "stack", "sum", "transpose",
