@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from minigrad import Tensor, jit
-from minigrad.jit import kernels
+from minigrad.jit import kernels, writers
 
 
 def chain(x, y, s):
@@ -36,7 +36,7 @@ def _kernel(fn, arrays):
 
 @pytest.mark.parametrize("threads", [1, 2])
 def test_a_large_chain_runs_in_blocks_bitwise_equal_to_eager(monkeypatch, threads):
-    monkeypatch.setattr(kernels, "THREADS", [threads])
+    monkeypatch.setattr(writers, "THREADS", [threads])
     arrays = _inputs((301, 407))  # 122,507 elements: 7 blocks and a shorter one
     _, kernel = _kernel(chain, arrays)
     assert kernel.backend == "numpy-blocked" and "for i in range(lo, hi" in kernel.source
@@ -54,11 +54,11 @@ def test_an_input_broadcast_along_some_axes_runs_unblocked_and_still_equal():
 
 
 def test_the_threads_split_the_blocks_into_contiguous_shares(monkeypatch):
-    monkeypatch.setattr(kernels, "THREADS", [3])
+    monkeypatch.setattr(writers, "THREADS", [3])
     seen = []
-    kernels.in_parts(lambda lo, hi: seen.append((lo, hi)), 10 * kernels.BLOCK + 5)
-    assert sorted(seen) == [(0, 4 * kernels.BLOCK), (4 * kernels.BLOCK, 8 * kernels.BLOCK),
-                            (8 * kernels.BLOCK, 10 * kernels.BLOCK + 5)]
+    writers.in_parts(lambda lo, hi: seen.append((lo, hi)), 10 * writers.BLOCK + 5)
+    assert sorted(seen) == [(0, 4 * writers.BLOCK), (4 * writers.BLOCK, 8 * writers.BLOCK),
+                            (8 * writers.BLOCK, 10 * writers.BLOCK + 5)]
 
 
 def test_small_arrays_take_one_numpy_call_per_value():
