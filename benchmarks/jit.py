@@ -6,8 +6,9 @@ alternating, medians (``_common.py``); ratios are to numpy in the same run:
 * ``chain_4M``: 8 elementwise ops on 4M float32 elements (x, y, z):
   ``exp(tanh(x*y + z)*0.5 - x)*z + y``, summed.  numpy is what a student writes:
   one temporary per op, the backward by hand.  ``jit`` fuses the 8 ops into one
-  kernel (numexpr when installed: one pass over memory on every core); ``jit-numpy``
-  forces the numpy backend (a ufunc per node, buffers reused through ``out=``).
+  kernel, run block by block (numpy calls on cache-sized blocks: one pass over
+  memory), one share of the blocks per core; ``jit-1thread`` on one core;
+  ``jit-numexpr`` with the numexpr backend (``pip install minigrad-kit[jit]``).
   Targets: jit >= 2x faster than eager minigrad, and faster than numpy.
 * ``mlp``: the 784-256-128-10 training step of ``benchmarks/mlp.py`` (batch 128,
   SGD), the model's forward and loss under ``jit`` (``nn.Linear(..., activation=
@@ -35,7 +36,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from _common import at_least, interleave, machine_line, median, pin_threads, timer  # noqa: E402
 
 CASES = ("chain_4M", "mlp", "tiny")
-IMPLS = {"chain_4M": ("numpy", "minigrad", "jit", "jit-numpy"),
+IMPLS = {"chain_4M": ("numpy", "minigrad", "jit", "jit-1thread", "jit-numexpr"),
          "mlp": ("numpy", "minigrad", "jit"), "tiny": ("numpy", "minigrad", "jit")}
 N = 4_000_000
 STEPS = 50
@@ -211,8 +212,12 @@ def worker(impl: str, case: str, reps: int) -> dict:
         elif impl == "minigrad":
             step = minigrad_chain(*data, chain)
         else:
-            step = minigrad_chain(*data, jit.jit(chain, backend="numpy" if impl == "jit-numpy"
-                                                 else None))
+            if impl == "jit-1thread":
+                from minigrad.jit import writers
+
+                writers.THREADS[0] = 1
+            step = minigrad_chain(*data, jit.jit(chain, backend="numexpr"
+                                                 if impl == "jit-numexpr" else None))
         inner = 1
     else:
         data = _tiny_data()
@@ -254,6 +259,8 @@ def main():
                "mlp": "jit <= 1.0x numpy", "tiny": "jit <= 1.2x numpy"}
     for case in CASES if args.which == "all" else (args.which,):
         impls = IMPLS[case]
+        if numexpr_module() is None:
+            impls = tuple(i for i in impls if i != "jit-numexpr")
         reps = args.reps if case != "tiny" else max(args.reps, 40)
         res = interleave(__file__, list(impls), ["--case", case, "--reps", str(reps)],
                          args.repeats)
