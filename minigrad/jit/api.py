@@ -19,7 +19,6 @@ import warnings
 
 import numpy as np
 
-from ..autograd.state import grad_enabled
 from ..tensor import Tensor
 from .compiled import Compiled
 from .passes import optimize
@@ -124,5 +123,3 @@ def jit(fn=None, *, passes=optimize, backend: str | None = None):
         return lambda f: Jitted(f, passes, backend)
     return Jitted(fn, passes, backend)
 
-
-del grad_enabled

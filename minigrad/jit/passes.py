@@ -6,14 +6,15 @@ appends one line to ``trace.history``.
 * ``dce``: dead-code elimination, drop equations no output depends on.
 * ``cse``: common-subexpression elimination, one equation per distinct
   ``(op, inputs, attrs)``: ``x*y + x*y`` computes ``x*y`` once.
-* ``freeze(trace, *names)``: make inputs constants (their traced values), so
-  that ``fold_constants`` can precompute what depends only on them.
+* ``freeze(trace, name=value, ...)``: make inputs constants with those values,
+  so that ``fold_constants`` can precompute what depends only on them.
 * ``fold_constants``: run equations whose inputs are all constants once, now,
   and keep their results as constants.
 * ``fuse_elementwise``: each maximal chain of elementwise ops, every link used
-  only by the next, becomes one fused equation with a generated kernel
-  (``kernels.py``).  Ops whose code needs values to run (``relu``'s NaN-safe mask,
-  ``abs``, ``clip`` ...: see ``symbolic.py``) end a chain and stay as they are.
+  only by the next and of the chain's shape, becomes one fused equation with a
+  generated kernel (``kernels.py``).  Ops whose code needs values to run
+  (``relu``'s, ``where``'s, ``clip``'s and ``maximum``'s NaN-safe masks, ``abs``,
+  ``erf``/``gelu``: see ``symbolic.py``) end a chain and stay as they are.
 * ``optimize``: all of them, in that order (what ``jit`` runs).
 """
 

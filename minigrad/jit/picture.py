@@ -2,8 +2,9 @@
 
 Each input, param and const becomes a leaf and each equation a node made by
 its op (a fused equation by its fused op: one node), built with the one node
-constructor.  The nodes hold no values: each ``data`` is a broadcast view of a
-single zero, the traced shape at no memory cost.
+constructor.  Params and consts show their current values; inputs and
+equation outputs hold none (a trace is a program, not a run): their ``data`` is
+a broadcast view of a single zero, the traced shape at no memory cost.
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ def picture_nodes(trace) -> list:
     """The trace's outputs as graph nodes (see the module doc)."""
     node = {}
     for v in (*trace.inputs, *trace.params, *trace.consts):
-        node[v] = init_node(object.__new__(Tensor), _placeholder(v), requires_grad=True,
-                            label=v.name)
+        data = _placeholder(v) if v.kind == "input" else v.value
+        node[v] = init_node(object.__new__(Tensor), data, requires_grad=True, label=v.name)
     for e in trace.eqns:
         node[e.out] = init_node(object.__new__(Tensor), _placeholder(e.out), e.op,
                                 tuple(node[v] for v in e.ins), (), e.attrs)
