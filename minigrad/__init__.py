@@ -7,7 +7,7 @@ per node, for seeing every step) and ``Tensor`` (numpy arrays, for training).
 # The sub-packages, importable as attributes like torch.nn / torch.optim; importing
 # functional here also registers its ops, so the registry is complete after
 # ``import minigrad`` (the registry-wide gradient test relies on that).
-from . import data, func, functional, nn, optim, utils
+from . import data, func, functional, jit, nn, optim, utils
 from .autograd import (
     AnomalyError,
     GradcheckError,
@@ -60,5 +60,5 @@ __all__ = [
     "maximum", "minimum", "no_grad", "ones", "ones_like", "rand", "randn", "record",
     "set_grad_enabled", "split", "chunk", "stack", "tensor", "topk", "topological_order", "unbind",
     "where", "zeros", "zeros_like",
-    "data", "func", "functional", "nn", "optim", "utils",
+    "data", "func", "functional", "jit", "nn", "optim", "utils",
 ]

@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import functional as F
 from ..autograd.node import Node
-from ..functional import pair
+from ..functional import fused, pair
 from . import init
 from .module import Module
 from .parameter import Parameter
@@ -32,12 +32,28 @@ def _generator(rng, seed, layer):
     return init.get_rng(rng if rng is not None else seed)
 
 
+def _activation(layer: str, activation):
+    """The ``activation=`` of a layer that can fuse its ReLU: ``None`` or ``"relu"``."""
+    if activation not in _ACTIVATIONS:
+        raise ValueError(f"{layer}: activation must be one of {_ACTIVATIONS}, got "
+                         f"{activation!r}")
+    return activation
+
+
+_ACTIVATIONS = (None, "relu")
+
+
 class Linear(Module):
-    """``y = x @ weight.T + bias``; weight (out_features, in_features)."""
+    """``y = x @ weight.T + bias``; weight (out_features, in_features).
+
+    ``activation="relu"`` gives ``relu(x @ weight.T + bias)`` as one fused op
+    (``functional/fused.py``): one graph node, the ReLU done in place.
+    """
 
     def __init__(self, in_features: int, out_features: int, bias: bool = True, *, rng=None,
-                 seed=None, dtype=np.float32):
+                 seed=None, dtype=np.float32, activation: str | None = None):
         super().__init__()
+        self.activation = _activation("Linear", activation)
         self.in_features, self.out_features = int(in_features), int(out_features)
         g = _generator(rng, seed, "Linear")
         bound = 1 / math.sqrt(self.in_features) if self.in_features else 0.0
@@ -50,19 +66,29 @@ class Linear(Module):
             self.register_parameter("bias", None)
 
     def forward(self, x):
-        return F.linear(x, self.weight, self.bias)
+        if self.activation is None:
+            return F.linear(x, self.weight, self.bias)
+        if self.bias is None:
+            return F.linear(x, self.weight).relu()
+        return fused.linear_relu(x, self.weight, self.bias)
 
     def extra_repr(self) -> str:
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
-                f"bias={self.bias is not None}")
+                f"bias={self.bias is not None}"
+                + (f", activation={self.activation!r}" if self.activation else ""))
 
 
 class Conv2d(Module):
-    """2-D convolution over (N, C, H, W); weight (out_channels, in_channels, kh, kw)."""
+    """2-D convolution over (N, C, H, W); weight (out_channels, in_channels, kh, kw).
+
+    ``activation="relu"``: conv2d and ReLU as one fused op (``functional/fused.py``).
+    """
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
-                 bias: bool = True, *, rng=None, seed=None, dtype=np.float32):
+                 bias: bool = True, *, rng=None, seed=None, dtype=np.float32,
+                 activation: str | None = None):
         super().__init__()
+        self.activation = _activation("Conv2d", activation)
         self.in_channels, self.out_channels = int(in_channels), int(out_channels)
         self.kernel_size = pair(kernel_size, "kernel_size", "Conv2d")
         self.stride = pair(stride, "stride", "Conv2d")
@@ -79,7 +105,10 @@ class Conv2d(Module):
             self.register_parameter("bias", None)
 
     def forward(self, x):
-        return F.conv2d(x, self.weight, self.bias, self.stride, self.padding)
+        if self.activation is not None and self.bias is not None:
+            return fused.conv2d_relu(x, self.weight, self.bias, self.stride, self.padding)
+        out = F.conv2d(x, self.weight, self.bias, self.stride, self.padding)
+        return out if self.activation is None else out.relu()
 
     def extra_repr(self) -> str:
         s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
@@ -88,6 +117,8 @@ class Conv2d(Module):
             s += f", padding={self.padding}"
         if self.bias is None:
             s += ", bias=False"
+        if self.activation:
+            s += f", activation={self.activation!r}"
         return s
 
 
@@ -216,8 +247,10 @@ class _BatchNorm(Module):
     _layout = ""
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
-                 affine: bool = True, track_running_stats: bool = True, *, dtype=np.float32):
+                 affine: bool = True, track_running_stats: bool = True, *, dtype=np.float32,
+                 activation: str | None = None):
         super().__init__()
+        self.activation = _activation(type(self).__name__, activation)
         if momentum is not None and (isinstance(momentum, bool)
                                      or not isinstance(momentum, numbers.Real)):
             raise TypeError(f"{type(self).__name__}: momentum must be a number or None "
@@ -251,13 +284,29 @@ class _BatchNorm(Module):
             self.num_batches_tracked += 1
             if momentum is None:  # cumulative moving average
                 momentum = 1.0 / float(self.num_batches_tracked)
-        return F.batch_norm(x, self.running_mean, self.running_var, self.weight, self.bias,
-                            training=use_batch, momentum=0.0 if momentum is None else momentum,
-                            eps=self.eps)
+        momentum = 0.0 if momentum is None else momentum
+        if self.activation is not None and use_batch and self.affine and len(shape) == 4:
+            return self._fused_relu(x, momentum)
+        out = F.batch_norm(x, self.running_mean, self.running_var, self.weight, self.bias,
+                           training=use_batch, momentum=momentum, eps=self.eps)
+        return out if self.activation is None else out.relu()
+
+    def _fused_relu(self, x, momentum):
+        """Batch statistics and ReLU in one op (``fused.batch_norm2d_relu``); the running
+        statistics updated as ``F.batch_norm`` does (the variance unbiased)."""
+        if self.training and self.track_running_stats:
+            data = x.data if isinstance(x, Node) else np.asarray(x)
+            axes = (0, 2, 3)
+            for buf, stat in ((self.running_mean, data.mean(axis=axes)),
+                              (self.running_var, data.var(axis=axes, ddof=1))):
+                buf *= 1 - momentum
+                buf += momentum * stat.astype(buf.dtype)
+        return fused.batch_norm2d_relu(x, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-                f"affine={self.affine}, track_running_stats={self.track_running_stats}")
+                f"affine={self.affine}, track_running_stats={self.track_running_stats}"
+                + (f", activation={self.activation!r}" if self.activation else ""))
 
 
 class BatchNorm1d(_BatchNorm):

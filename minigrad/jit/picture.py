@@ -1,0 +1,33 @@
+"""A trace as graph nodes, so that ``viz.draw(trace)`` draws it like any graph.
+
+Each input, param and const becomes a leaf and each equation a node made by
+its op (a fused equation by its fused op: one node), built with the one node
+constructor.  Params and consts show their current values; inputs and
+equation outputs hold none (a trace is a program, not a run): their ``data`` is
+a broadcast view of a single zero, the traced shape at no memory cost.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd.node import init_node
+from ..tensor import Tensor
+
+__all__ = ["picture_nodes"]
+
+
+def _placeholder(v):
+    return np.broadcast_to(np.zeros((), v.dtype), v.shape)
+
+
+def picture_nodes(trace) -> list:
+    """The trace's outputs as graph nodes (see the module doc)."""
+    node = {}
+    for v in (*trace.inputs, *trace.params, *trace.consts):
+        data = _placeholder(v) if v.kind == "input" else v.value
+        node[v] = init_node(object.__new__(Tensor), data, requires_grad=True, label=v.name)
+    for e in trace.eqns:
+        node[e.out] = init_node(object.__new__(Tensor), _placeholder(e.out), e.op,
+                                tuple(node[v] for v in e.ins), (), e.attrs)
+    return [node[v] for v in trace.outputs]
