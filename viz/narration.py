@@ -23,7 +23,7 @@ import numpy as np
 from minigrad.formatting import DIGITS, format_number
 
 from .formatting import NO_GRAD, format_array, format_shape, visible
-from .multi import is_record, record_summary
+from .multi import OutputGrads, is_record, output_grads_text, record_summary, unused_outputs
 from .orders import order_mark
 from .view import is_node
 
@@ -41,6 +41,8 @@ def fmt_value(x, max_items: int = 6, digits: int = DIGITS) -> str:
     """A float as ``fmt_num``; an array as its values when tiny, else shape and a preview."""
     if x is None:
         return "None"
+    if isinstance(x, OutputGrads):  # a multi-output op's gradient: one per output
+        return output_grads_text(x, lambda g: fmt_value(g, max_items, digits))
     if is_node(x):  # a gradient after create_graph=True: a node; its value
         x = x.data
     if isinstance(x, np.ndarray) or hasattr(x, "shape") and hasattr(x, "dtype"):
@@ -392,10 +394,22 @@ class Narrator:
                 f"d{_d(self.name(root))}/d{_d(name)} = {self.value(e.upstream)}.")
         if uses > 1:
             text += f"\n{name} is used {uses} times, so this is the sum of {uses} contributions."
+        if isinstance(e.upstream, OutputGrads):
+            text += self._unused(e.upstream, n)
         formula = n.op.formula.strip()
         if formula:
             text += f"\nLocal derivatives of {n.op.name}: {formula}."
         return text + "\nNext: each input gets upstream gradient × local derivative."
+
+    def _unused(self, og, n) -> str:
+        """What a multi-output op does about outputs no gradient reached."""
+        unused = unused_outputs(og)
+        if not unused:
+            return ""
+        which = ", ".join(map(str, unused))
+        return (f"\nNothing used output{'s' * (len(unused) > 1)} {which} of {self.name(n)}: "
+                f"its backward takes zeros in {'their' if len(unused) > 1 else 'its'} place, "
+                f"as PyTorch does.")
 
     def contribute(self, e, upstream, count: int) -> str:
         """One edge's contribution, then which slot it is (``count``: how many so far)."""
@@ -414,6 +428,11 @@ class Narrator:
         """``mul: ∂out/∂a = b = 3.0000; 2.0000 × 3.0000 = 6.0000 added to a.grad: …``."""
         n, p = e.node, e.parent
         op = n.op
+        if isinstance(_raw(e.after), OutputGrads):  # output k of a multi-output op
+            k = next(i for i, g in enumerate(_raw(e.local_grad).grads) if g is not None)
+            return (f"{op.name} {k} of {self.name(p)} passes its gradient on unchanged, "
+                    f"into place {k} of {self.name(p)}'s gradients (one per output): "
+                    f"{self.grad(_raw(e.before))} → {self.value(e.after)}")
         derivative = e.derivative
         upstream = _raw(upstream)
         scalar = not _is_array(_raw(e.local_grad)) and not _is_array(upstream)

@@ -27,13 +27,26 @@ import numpy as np
 __all__ = ["record_call", "GradsSetAside", "parameter_names", "as_leaf", "check_scalar"]
 
 
-def record_call(fn, inputs, *, create_graph: bool = False, second: bool = False):
+def record_call(fn, inputs, *, create_graph: bool = False, second: bool = False,
+                scheduler: str = "dfs"):
     """Record ``fn(*inputs)`` and its backward pass(es); returns ``(tape, names)``.
 
     ``names`` are the names the inputs got (``fn``'s parameter names).  See the
     module doc for the passes; ``second=True`` needs ``create_graph=True``.
+    ``scheduler`` is the order backward runs in (``"dfs"`` or ``"ready-queue"``:
+    ``minigrad.autograd.scheduler``, whose pending counts and queue the replay shows).
     """
     import minigrad
+    from minigrad.autograd.engine import SCHEDULERS
+
+    if scheduler not in SCHEDULERS:
+        raise ValueError(f"step_through: scheduler must be one of "
+                         f"{', '.join(map(repr, SCHEDULERS))}, got {scheduler!r}")
+    if scheduler != "dfs" and create_graph:
+        raise ValueError("step_through: create_graph=True records autograd.grad, which runs "
+                         "the depth-first order only; leave scheduler out (or record "
+                         "loss.backward(create_graph=True, scheduler='ready-queue') in a "
+                         "tape and pass it to viz.Stepper)")
 
     if second and not create_graph:
         raise ValueError("step_through: second=True steps through the backward pass of a "
@@ -50,7 +63,7 @@ def record_call(fn, inputs, *, create_graph: bool = False, second: bool = False)
             # recorded ops saved from the tape, which kept it when they were created.)
             retain = aside.reaches_earlier_graph
             if not create_graph:
-                out.backward(retain_graph=retain)
+                out.backward(retain_graph=retain, scheduler=scheduler)
             else:
                 grads = _gradients(out)
                 if second:

@@ -28,6 +28,7 @@ import numpy as np
 
 from minigrad.formatting import DIGITS
 
+from .engine_notes import Badged, unbadged
 from .frames import Frames
 from .options import DisplayOptions, resolve
 from .page import SPEEDS, default_title, player_fragment, player_html
@@ -48,13 +49,17 @@ class GradText:
     The graph is drawn once, with final gradients; at each step a node shows
     the gradient it holds *then*, written exactly as the renderer would
     (``viz.view.grad_label``).  A text that does not match the drawing is
-    simply left alone by the template.
+    simply left alone by the template.  A ready-queue replay's gradient carries the
+    node's pending count (``viz.engine_notes.Badged``), written after it:
+    ``grad — · pending 2``.
     """
 
     def __init__(self, digits: int = DIGITS, preview: int = 6):
         self.digits, self.preview = digits, preview
 
     def __call__(self, node, g) -> str:
+        if isinstance(g, Badged):
+            return f"{self(node, g.value)} · {g.note}"
         return grad_label(node.data, g, digits=self.digits, preview=self.preview)
 
 
@@ -181,8 +186,11 @@ class Stepper:
         from .graph import GraphTooLargeError, draw
 
         try:
-            with _showing(self._widest_grads()):
-                return draw(self.frames.roots, options=self.options)
+            widest = self._widest_grads()
+            with _showing({n: unbadged(g) for n, g in widest.items()}):
+                graph = draw(self.frames.roots, options=self.options)
+            # the texts a step shows, when they are not draw's own (a pending count)
+            return graph.relabeled({n.id: self.grad_text(n, g) for n, g in widest.items()})
         except GraphTooLargeError as exc:  # the steps still work: say why there is no picture
             # (not draw's own advice: its modules='box' is refused here)
             self.note = (f"graph not drawn: {exc.count:,} nodes, more than max_nodes="
@@ -350,7 +358,7 @@ class Stepper:
         """The standalone player: a full page, or with ``fragment=True`` a ``<div>``."""
         title = title or self.title
         if not title:
-            roots = [self.frames.name(r) for r in self.frames.roots]
+            roots = [self.frames.name(r) for r in self.frames.results]
             title = default_title(self.mode, ", ".join(roots[:3]) + (", …" if roots[3:] else ""))
         start = self._open()
         if fragment:
@@ -444,7 +452,7 @@ def _recorded_saved(tape) -> dict:
 
 
 def step_through(fn, *inputs, mode: str = "both", create_graph: bool | None = None,
-                 second: bool = False, **options) -> Stepper:
+                 second: bool = False, scheduler: str = "dfs", **options) -> Stepper:
     """Record ``fn(*inputs)`` and its backward pass, and return a ``Stepper`` over both.
 
     Plain numbers become ``Value`` leaves and numpy arrays (or lists) become
@@ -468,10 +476,18 @@ def step_through(fn, *inputs, mode: str = "both", create_graph: bool | None = No
     gradient through its own graph: the second derivative (see
     ``viz.recording`` for several inputs).  The picture is laid out once, for
     the forward graph and the gradient's graph together.
+
+    How the engine runs: ``scheduler="ready-queue"`` records the backward pass in
+    PyTorch's order (``loss.backward(scheduler="ready-queue")``): each node shows
+    how many contributions it still waits for (``grad — · pending 2``), turns
+    ``ready`` when the last one arrives, and every backward step's panel ends with
+    the ready queue.  A gradient hook (``register_hook``) that replaces a gradient
+    gets a step of its own, in either order (``viz.engine_notes``).
     """
     if create_graph is None:
         create_graph = bool(second)
-    tape, names = record_call(fn, inputs, create_graph=create_graph, second=second)
+    tape, names = record_call(fn, inputs, create_graph=create_graph, second=second,
+                              scheduler=scheduler)
     fname = getattr(fn, "__name__", "")
     if fname.isidentifier() and not options.get("title"):
         subject = f"{fname}({', '.join(names)})"
