@@ -28,6 +28,7 @@ Classes (an element can have several):
 ``ready``      a ready-queue backward: the node's last contribution arrived; it
                waits in the ready queue (a leaf: its gradient is final)
 ``hooked``     backward: a gradient hook just replaced this node's gradient
+``has-tangent`` forward mode (``viz.tangent_frames``): the node holds a tangent
 ============== ======================================================
 
 How the engine runs (``viz.engine_notes``): a tape recorded with
@@ -89,7 +90,7 @@ __all__ = [
 ]
 
 STATES = ("hidden", "current", "done", "receiving", "has-grad", "accumulated", "passed", "new",
-          "ready", "hooked")
+          "ready", "hooked", "has-tangent")
 _ORDER = {s: i for i, s in enumerate(STATES)}
 MODES = ("forward", "backward", "both")
 MAX_CELLS = 50_000_000  # steps × drawn elements: ~150 MB of per-step state at most

@@ -461,6 +461,60 @@ class Narrator:
             prod = f"upstream × local derivative = {self.value(local)}"
         return f"{op.name}: {deriv}; {prod} added to {pname}.grad: {before} → {after}"
 
+    # --- forward mode (viz.tangent_frames): the backward panel's words, reversed -------
+    def tangent_start(self) -> str:
+        return ("Forward mode: every node is created with its tangent ṫ, its derivative "
+                "along the direction the inputs' tangents give. Each edge adds local "
+                "derivative × incoming tangent into the new node's ṫ: the chain rule, run "
+                "forward, with no backward pass.")
+
+    def tangent_created(self, n, kind: str, dual, edges: int) -> str:
+        """A node appears (``dual``: the tangent ``make_dual`` gave it; ``edges``: how
+        many edges bring it a tangent, in the steps that follow)."""
+        text = self.created(n, kind)
+        name = self.name(n)
+        if dual is not None:
+            return text + (f"\nmake_dual attaches the tangent ṫ{_d(name)} = {self.value(dual)}: "
+                           f"the direction the derivative is taken in.")
+        if edges:
+            return text + (f"\nIts tangent comes next, edge by edge: ṫ{_d(name)} = "
+                           f"Σ ∂{_sym(name)}/∂input · ṫinput.")
+        if n.op is not None:
+            return text + "\nNo input carries a tangent, so it has none."
+        return text
+
+    def tangent(self, e, before, after) -> str:
+        """One edge: ``tanh: ∂#6/∂#5 = 1 − #6² = 0.4200; 0.4200 × 2.0000 = 0.8400 added
+        to ṫ(#6): — → 0.8400``, then which edge and slot (``e``: a ``Tangent`` note)."""
+        n, p, op = e.node, e.parent, e.op
+        name, pname = self.name(n), self.name(p)
+        inputs = [self.name(q) for q in n.parents] or [pname]
+        arity = len(n.parents) or 1
+        deriv = _deriv_text(op, e.slot, e.derivative, arity, self.digits, out=name,
+                            inputs=inputs)
+        if e.derivative is not None and not _is_array(_raw(e.contribution)):
+            prod = f"{self.num(e.derivative)} × {self.value(e.incoming)}"
+        else:
+            prod = "local derivative × incoming tangent"
+        return (f"{op.name}: {deriv}; {prod} = {self.value(e.contribution)} added to "
+                f"ṫ{_d(name)}: {self.grad(before)} → {self.value(after)}\n"
+                f"Edge {pname} → {name}: slot {e.slot} of {op.name}"
+                f"{_formula_var(op, e.slot, arity)}: ṫ{_d(name)} += ∂{_sym(name)}/∂"
+                f"{_sym(pname)} · ṫ{_d(pname)}.")
+
+    def tangent_all(self, e, parents) -> str:
+        """An op whose forward rule takes every input's tangent at once (one ``jvp``)."""
+        name = self.name(e.node)
+        given = ", ".join(f"ṫ{_d(self.name(p))} = {self.value(t)}" for p, t in parents)
+        return (f"{e.op.name}: its forward rule takes every input's tangent at once "
+                f"({given}): ṫ{_d(name)} = {self.value(e.total)}.\n"
+                f"Edges {', '.join(self.name(p) for p, _ in parents)} → {name}.")
+
+    def tangent_end(self, outs) -> str:
+        results = "; ".join(f"ṫ{_d(self.name(n))} = {self.value(t)}" for n, t in outs[:4])
+        return (f"Forward-mode pass complete: {results}: the derivative of the output in "
+                f"the direction of the inputs' tangents (J·v), in one forward pass.")
+
     def leaves(self, held) -> str:
         """The end: the gradients the leaves hold (``held``: ``(node, grad)`` pairs)."""
         grads = ", ".join(f"{self.name(n)}.grad = {self.value(g)}" for n, g in held[:8])

@@ -43,7 +43,8 @@ def panel_html(title: str, text: str) -> str:
 
 
 _PASSES = {"forward": "forward pass", "backward": "backward pass",
-           "both": "forward and backward pass"}
+           "both": "forward and backward pass",
+           "forward-mode": "forward-mode pass (tangents flowing forward)"}
 
 
 def default_title(mode: str, subject: str) -> str:
@@ -74,6 +75,11 @@ _FREED_KEY = ('<s style="opacity:0.45">saved</s> saved value released after its 
               "node's backward")
 
 
+_TANGENT_KEYS = (
+    '<i style="border-color:#d62728"></i>current: the node just created, the edge in use',
+    '<i style="border-color:#ff7f0e;background:#ffe8cc"></i>receiving a tangent',
+    '<i style="border-color:#2ca02c"></i>has a tangent ṫ',
+)
 _NOTE_KEYS = (
     ("ready", f'<i style="border-color:{READY_COLOR};background:{READY_FILL}"></i>ready: '
               "every contribution arrived (grad … · pending n counts them down)"),
@@ -91,6 +97,8 @@ def legend(template: SvgTemplate | None = None, mode: str = "both", view=None,
     and hook keys when a replay uses them."""
     if mode == "forward":
         return _legend(_FORWARD_KEYS)
+    if mode == "forward-mode":
+        return _legend(_TANGENT_KEYS)
     keys = [text for _, text in _KEYS]
     keys += [text for state, text in _NOTE_KEYS if state in states]
     orders = legend_orders(view.nodes) if view is not None else []

@@ -275,6 +275,7 @@ HOOK_COLOR, HOOK_FILL = "#db2777", "#fce7f3"  # "hooked": a hook replaced the gr
 STATE_RULES = (
     ("hidden", None, "", "opacity:0"),
     ("has-grad", "node", "s", "stroke:#2ca02c;stroke-width:2px"),
+    ("has-tangent", "node", "s", "stroke:#2ca02c;stroke-width:2px"),
     ("accumulated", "node", "s", "stroke:#9467bd;stroke-width:3px;stroke-dasharray:6 3"),
     ("passed", "edge", "p", "stroke:#2ca02c;stroke-width:1.6px"),
     ("passed", "edge", "a", "stroke:#2ca02c;fill:#2ca02c"),
