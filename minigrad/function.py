@@ -37,6 +37,14 @@ names (``lo=0.0, hi=1.0``), where the renderers show them as they show a
 built-in op's ``axis``.  Numbers, strings and short tuples of them are kept
 as they are; an array or a tensor only as a description (``<array (1000,
 1000) float64>``), since ``attrs`` live as long as the graph.
+Forward mode (``autograd.forward_ad``): a ``jvp(ctx, *tangents)`` staticmethod,
+PyTorch's name, is the Function's forward-mode rule.  It gets the same ``ctx``
+``forward`` saw (``saved_tensors`` works), one tangent per ``forward`` argument
+(zeros for an input with no tangent, ``None`` for a setting) and returns the
+output's tangent, ``Σᵢ ∂out/∂xᵢ · ṫᵢ``.  ``forward`` itself runs with forward
+mode paused, as it runs with grad mode off.  A Function without ``jvp`` in a
+forward-mode pass raises ``NoForwardRuleError`` naming it.
+
 Custom ops are not put in the global registry: the registry-wide gradient
 test covers the built-in ops only; check yours with ``minigrad.gradcheck``.
 
@@ -63,6 +71,7 @@ from functools import partial
 import numpy as np
 
 from .autograd.accumulate import unbroadcastable
+from .autograd.forward_ad import forward_mode_paused
 from .autograd.grad_mode import no_grad
 from .autograd.higher import NotTwiceDifferentiableError
 from .autograd.node import Node, init_node
@@ -145,8 +154,9 @@ class Function:
         def forward(*xs, **attrs):
             raise TypeError(f"{name} is a custom Function: call {name}.apply(...)")
 
+        jvp = partial(_jvp, cls) if callable(getattr(cls, "jvp", None)) else None
         cls._op = Op(name=name, engine="custom", symbol=cls.symbol or name,
-                     forward=forward, vjp=partial(_vjp, cls), formulas=(formula,),
+                     forward=forward, vjp=partial(_vjp, cls), jvp=jvp, formulas=(formula,),
                      variadic=True, doc=doc, function=cls)
         cls._arg_names = _argument_names(cls.forward)
 
@@ -179,7 +189,7 @@ class Function:
         recording = grad_enabled()
         needs = tuple(isinstance(a, Node) and a.requires_grad and recording for a in args)
         ctx = FunctionCtx(cls.__name__, needs)
-        with no_grad():
+        with no_grad(), forward_mode_paused():
             out = cls.forward(ctx, *args, **kwargs)
         several = isinstance(out, tuple)
         out = (tuple(_output_data(cls, o, scalar, nodes) for o in out) if several
@@ -192,6 +202,9 @@ class Function:
         ctx._positions = tuple(i for i, a in enumerate(args) if isinstance(a, Node))
         ctx._nargs = len(args)
         ctx._shapes = tuple(np.shape(n.data) for n in nodes)  # to check backward's results
+        ctx._out_shape = np.shape(out)  # and jvp's
+        ctx._scalar = scalar
+        ctx._dtypes = tuple(getattr(n.data, "dtype", None) for n in nodes)  # (jvp's zeros)
         # ctx is the node's bookkeeping for backward, kept with its settings on both engines
         attrs = {**_settings(cls, args, kwargs), "ctx": ctx}
         if several:
@@ -277,6 +290,40 @@ def _output_data(cls, out, scalar, nodes):
 def _vjp(cls, g, /, *saved, ctx, **settings):
     """The op's vjp: run the Function's ``backward`` once, one gradient per parent."""
     return _run_backward(cls, ctx, g, saved)
+
+
+def _jvp(cls, tangents, /, *saved, ctx, **settings):
+    """The op's forward-mode rule: the Function's ``jvp``, given one tangent per argument
+    (a zero tangent for an input that has none, ``None`` for a setting, as in PyTorch)."""
+    name = cls.__name__
+    per_arg = [None] * ctx._nargs
+    for slot, position in enumerate(ctx._positions):
+        t = tangents[slot]
+        if ctx._scalar:
+            per_arg[position] = 0.0 if t is None else t
+        else:
+            zero = t is None
+            t = np.zeros(ctx._shapes[slot], ctx._dtypes[slot]) if zero else t
+            per_arg[position] = constant(Tensor, t)
+    ctx._saved = saved
+    try:
+        with no_grad(), forward_mode_paused():
+            result = cls.jvp(ctx, *per_arg)
+    finally:
+        ctx._saved = None
+    if isinstance(result, Node):
+        result = result.data
+    if result is None or isinstance(result, (tuple, list)):
+        raise TypeError(f"{name}.jvp must return the output's tangent (one Tensor, array "
+                        f"or number), got {type(result).__name__}")
+    if ctx._scalar:
+        return float(result)
+    result = np.asarray(result)
+    out_shape = ctx._out_shape
+    if result.shape != out_shape and not unbroadcastable(out_shape, result.shape):
+        raise ValueError(f"{name}.jvp returned a tangent of shape {result.shape} for an "
+                         f"output of shape {out_shape}")
+    return result
 
 
 def _run_backward(cls, ctx, g, saved):

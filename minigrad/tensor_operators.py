@@ -11,7 +11,9 @@ loop is a visible share of a 4x4 op's cost (``benchmarks/tensor_ops.py``), so
 * the binary operator is the **one inlined copy** of ``node.init_node``: the
   record-this-op decision and the slot assignments written out
   (``tests/autograd/test_node_constructor.py`` compares its nodes' slots with
-  the constructor's for every binary elementwise op).
+  the constructor's for every binary elementwise op).  While something listens
+  (``HOOKS``: a recorder, anomaly mode, a dual level), a result that is not
+  recorded is made by the constructor itself, which gives it its tangent.
 
 Their ops have no settings: their nodes get ``attrs=None`` and their rules are
 called without keywords.  A node's class is its inputs' ``engine_class``
@@ -23,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from .autograd.ids import next_id
-from .autograd.node import announce
+from .autograd.node import announce, init_node
 from .autograd.registry import SAVES
 from .autograd.state import GRAD_OFF, HOOKS, STATE
 from .tensor_args import as_array_result, constant, lift, op_error, promote
@@ -85,6 +87,11 @@ def operator_method(op, name: str, arity: int, reflected: bool = False,
             out, saved = as_array_result(out, saved if ufunc is None else ())
         # Record this op?  (node.init_node's decision, written out)
         if not (needs and (not GRAD_OFF[0] or STATE.grad_enabled)):
+            if HOOKS[0]:  # forward mode may need the op: the constructor's way
+                if keep >= 0:
+                    saved = (((ad,) if unary else (ad, bd)) if keep == 1
+                             else (out,) if keep == 2 else ())
+                return init_node(_new(cls), out, op, parents, saved, None)
             return constant(cls, out)  # no gradient can flow: a constant, not a graph node
         if keep >= 0:  # the ufunc path: save what the op's own forward saves
             saved = ((ad,) if unary else (ad, bd)) if keep == 1 else (out,) if keep == 2 else ()

@@ -28,10 +28,11 @@ get no output node: they are constants, as in PyTorch, and their slot stays None
 
 from __future__ import annotations
 
-from .node import init_node
+from .node import init_node, set_tangent, tangent_of
 from .output_grads import OutputGrads, Outputs, differentiable
 from .registry import Op
-from .state import grad_enabled
+from .state import HOOKS, STATE, grad_enabled
+from .tangents import output_tangent
 
 __all__ = ["Outputs", "OutputGrads", "OUTPUT", "record_outputs", "multi_vjp",
            "is_record", "differentiable"]
@@ -49,7 +50,8 @@ def _output_vjp(g, outs, output_nr=0):
 #: The op of an output node: picks output ``output_nr`` of its record (its one parent).
 #: Not registered: it only runs on records, which ``record_outputs`` makes.
 OUTPUT = Op(name="output", engine="tensor", symbol="→", forward=_output_forward,
-            vjp=_output_vjp, formulas=("∂/∂record = the gradient, in output k's slot",),
+            vjp=_output_vjp, linear=True,  # its tangent: slot k of the record's tangent
+            formulas=("∂/∂record = the gradient, in output k's slot",),
             label=lambda a: f"[{a['output_nr']}]",
             doc="Output number output_nr of a multi-output op (PyTorch's output_nr).")
 
@@ -67,13 +69,28 @@ def record_outputs(cls, op, parents, outs, saved=(), attrs=None) -> tuple:
     """
     outs = Outputs(outs)
     if not (grad_enabled() and any(p.requires_grad for p in parents)):
-        return tuple(init_node(object.__new__(cls), x) for x in outs)
+        nodes = tuple(init_node(object.__new__(cls), x) for x in outs)
+        if HOOKS[0] and STATE.dual is not None:  # forward mode needs no record
+            _unrecorded_tangents(nodes, op, parents, outs, saved, attrs)
+        return nodes
     record = init_node(object.__new__(cls), outs, op, tuple(parents), saved, attrs)
     keep = (outs,)
     return tuple(
         init_node(object.__new__(cls), x, OUTPUT, (record,), keep, {"output_nr": k})
         if differentiable(x) else init_node(object.__new__(cls), x)
         for k, x in enumerate(outs))
+
+
+def _unrecorded_tangents(nodes, op, parents, outs, saved, attrs) -> None:
+    """Inside a dual level, the outputs of an unrecorded call get their tangents from
+    the op's forward rule (one tangent per output) with no record to hold them."""
+    tangents = [tangent_of(p) for p in parents]
+    if all(t is None for t in tangents):
+        return
+    total = output_tangent(op, [p.data for p in parents], outs, saved, attrs, tangents)
+    for node, t in zip(nodes, total or ()):
+        if t is not None:
+            set_tangent(node, t)
 
 
 def multi_vjp(rule):

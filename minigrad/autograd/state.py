@@ -9,6 +9,11 @@ front of it: ``GRAD_OFF[0]`` counts threads that may have grad mode off, and
 ``HOOKS[0]`` counts active recorders and anomaly modes.  While a counter is
 zero (the usual case) the hot path skips the thread-local read entirely.
 
+Forward mode (``forward_ad.dual_level``) counts in ``HOOKS`` too: while a dual
+level is active every new node takes the announcing path, which is where its
+tangent is computed (``node.announce``), so with forward mode off it costs no
+check at all beyond the one every op already makes.
+
 A third, ``GRAD_HOOKS[0]``, counts live nodes with gradient hooks
 (``register_hook``, ``hooks.py``): while it is zero, backward takes the fast
 engine with no further look at hooks (one check per backward call).
@@ -28,6 +33,8 @@ class _State(threading.local):
     #: (0 outside), and the (node id, slot) of the edge whose rule is running
     order = 0
     making: tuple | None = None
+    #: the active forward-mode level (``forward_ad.dual_level``), or ``None``
+    dual = None
 
 
 STATE = _State()
@@ -89,3 +96,14 @@ def count_hooked(delta: int) -> None:
     """A node gained its first gradient hook (+1) or lost its last one (-1)."""
     with _lock:
         GRAD_HOOKS[0] += delta
+
+
+def set_dual(level) -> object:
+    """Enter (a level object) or leave (``None``) forward mode in this thread; returns
+    the previous level.  While one is active every new node is announced, so that
+    its tangent can be computed: the level counts in ``HOOKS``."""
+    with _lock:
+        prev = STATE.dual
+        HOOKS[0] += int(level is not None) - int(prev is not None)
+        STATE.dual = level
+    return prev

@@ -48,12 +48,16 @@ def forward_rules(op) -> tuple:
     return ()
 
 
-def output_tangent(op, inputs, out, saved, attrs, tangents):
+def output_tangent(op, inputs, out, saved, attrs, tangents, parts=None):
     """The tangent of ``out = op(*inputs, **attrs)`` given one tangent (or ``None``, a
     zero tangent) per input; ``None`` when no tangent reaches the output.
 
     ``inputs``, ``out`` and ``saved`` are the raw data (floats or arrays) of one
-    op call, ``saved`` what its forward kept.  The result has ``out``'s shape.
+    op call, ``saved`` what its forward kept.  The result has ``out``'s shape (and
+    dtype, for an array).
+    ``parts``, a list, receives ``(slot, ∂out/∂x_slot · ṫ_slot)`` for each input
+    whose own rule ran (the step-through panel shows them edge by edge); an op
+    whose rule is one ``jvp`` or ``linear`` adds nothing: its tangent is one whole.
     """
     attrs = attrs or {}
     if all(t is None for t in tangents):
@@ -66,21 +70,36 @@ def output_tangent(op, inputs, out, saved, attrs, tangents):
     else:
         rules = forward_rules(op)
         if not rules:
-            raise NoForwardRuleError(
-                f"op '{op.name}' has no forward-mode rule (give it jvps=, jvp= or "
-                f"linear=True in its define_op)")
+            raise NoForwardRuleError(_no_rule_message(op, inputs))
         total = None
-        for rule, t in zip(rules, tangents):
+        for slot, (rule, t) in enumerate(zip(rules, tangents)):
             if t is None:
                 continue
             part = rule(t, *saved, **attrs)
             if part is not None:
+                if parts is not None:
+                    parts.append((slot, part))
                 total = part if total is None else total + part
-    if total is None or np.ndim(out) == 0 and not isinstance(out, np.ndarray):
+    if total is None or not isinstance(out, np.ndarray):
         return total
-    if np.shape(total) != out.shape:
+    # Fitted to the output as the backward engine fits a gradient to its input: a rule's
+    # numpy scalar becomes an array, a promoted dtype is cast back (float32 stays
+    # float32), a broadcastable part is broadcast.
+    if not isinstance(total, np.ndarray) or total.dtype != out.dtype:
+        total = np.asarray(total, dtype=out.dtype)
+    if total.shape != out.shape:
         total = np.broadcast_to(total, out.shape)
     return total
+
+
+def _no_rule_message(op, inputs) -> str:
+    shapes = ", ".join(str(np.shape(x)) for x in inputs)
+    if op.function is not None:
+        return (f"custom Function '{op.name}' (inputs of shapes {shapes}) has no forward-mode "
+                f"rule: give it a jvp(ctx, *tangents) staticmethod returning the output's "
+                f"tangent")
+    return (f"op '{op.name}' (inputs of shapes {shapes}) has no forward-mode rule (give it "
+            f"jvps=, jvp= or linear=True in its define_op)")
 
 
 def _zeros_like(x, out):

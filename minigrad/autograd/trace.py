@@ -16,13 +16,22 @@ and, to a recorder that has the method (each is optional):
 * ``ready(node, queue)``, when a node's count reaches zero (its last
   contribution arrived), with the ids waiting in the ready queue;
 * ``hooked(node, hook, before, after)``, when a gradient hook (``hooks.py``)
-  replaced ``node``'s gradient ``before`` by ``after`` (``hook``: its name).
+  replaced ``node``'s gradient ``before`` by ``after`` (``hook``: its name);
+* ``dual(node, tangent)``, when ``forward_ad.make_dual`` gave ``node`` a tangent;
+* ``tangent(node, op, parent, slot, incoming, contribution, total, derivative)``,
+  in forward mode, for every edge that brings a tangent into a new node, right
+  after the node's ``created``: ``contribution = ∂node/∂parent · incoming``
+  (``incoming``: the parent's tangent; ``derivative``: the bare ∂node/∂parent
+  of a scalar op, else ``None``) is that edge's share of ``total``, the node's
+  tangent.  An op whose forward rule takes all inputs at once (one ``jvp``, or
+  ``linear``) has no share per edge: ``slot`` and ``contribution`` are ``None``.
 
 ``record()`` returns a ``Tape`` that stores these events in order, which is all
 the step-through widgets and the HTML player need to replay a computation.
 The four classic kinds go to ``tape.events``, as they always did; the newer
-ones to ``tape.notes``, each with its place among the events, so that a reader
-of ``events`` sees only kinds it knows.  ``tape.timeline`` has them all, in order.
+ones (forward mode's ``dual`` and ``tangent`` too) to ``tape.notes``, each
+with its place among the events, so that a reader of ``events`` sees only
+kinds it knows.  ``tape.timeline`` has them all, in order.
 With no recorder active the engine's cost is one truthiness check per op.
 """
 
@@ -36,7 +45,7 @@ import numpy as np
 from .state import STATE, set_recorders
 
 __all__ = ["record", "Tape", "Created", "Seeded", "Visit", "Contribute", "Scheduled", "Ready",
-           "Hooked"]
+           "Hooked", "Dual", "Tangent"]
 
 
 def _snapshot(x):
@@ -116,6 +125,40 @@ class Hooked:
     kind = "hooked"
 
 
+@dataclass(frozen=True)
+class Dual:
+    """``make_dual`` gave ``node`` the tangent ``tangent``: where forward mode starts."""
+
+    node: Any
+    tangent: Any
+    kind = "dual"
+
+
+@dataclass(frozen=True)
+class Tangent:
+    """One edge of forward mode: ``contribution = ∂node/∂parent · incoming``, that
+    edge's share of ``total``, the tangent ``node`` got (the sum of its edges' shares).
+
+    The backward panel's ``Contribute``, direction reversed: ``derivative`` is the
+    bare ∂node/∂parent for a built-in scalar op, ``None`` for tensors.  ``slot``
+    and ``contribution`` are ``None`` for an op whose rule takes every input's
+    tangent at once (one ``jvp``, or ``linear``).  ``op`` is the op that made
+    ``node``: forward mode needs no graph, so a node no graph records (no input
+    requires grad) has ``node.op is None`` and no parents, and these events are
+    the only record of its edges.
+    """
+
+    node: Any
+    op: Any
+    parent: Any
+    slot: int | None
+    incoming: Any
+    contribution: Any
+    total: Any
+    derivative: Any = None
+    kind = "tangent"
+
+
 class Tape:
     """The ordered events of one recording; replay it as often as you like.
 
@@ -156,9 +199,7 @@ class Tape:
             and node.op.engine == "scalar"
             and node.op.grads
         ):
-            rule = node.op.grads[slot]
-            attrs = node.attrs or {}
-            derivative = rule(1.0, *node.saved, **attrs)
+            derivative = _bare_derivative(node.op, slot, node.saved, node.attrs)
         self.events.append(
             Contribute(
                 node,
@@ -180,6 +221,15 @@ class Tape:
     def hooked(self, node, hook, before, after) -> None:
         self.notes.append((len(self.events), Hooked(node, hook, _snapshot(before),
                                                     _snapshot(after))))
+
+    def dual(self, node, tangent) -> None:
+        self.notes.append((len(self.events), Dual(node, _snapshot(tangent))))
+
+    def tangent(self, node, op, parent, slot, incoming, contribution, total,
+                derivative=None) -> None:
+        self.notes.append((len(self.events), Tangent(
+            node, op, parent, slot, _snapshot(incoming), _snapshot(contribution),
+            _snapshot(total), derivative)))
 
     def stopped(self) -> None:
         """Called when a ``with record()`` block (or ``tape.backward``) ends."""
@@ -249,6 +299,14 @@ class Tape:
         )
 
 
+def _bare_derivative(op, slot, saved, attrs):
+    """∂out/∂x_slot of a built-in scalar op: its rule at g = 1 (a scalar op's forward
+    and backward rules are the same, see ``tangents.py``)."""
+    if saved is None or not op.grads:
+        return None
+    return op.grads[slot](1.0, *saved, **(attrs or {}))
+
+
 class _listening:
     def __init__(self, recorder):
         self.recorder = recorder
@@ -290,4 +348,4 @@ def record(recorder=None):
 #: what the engine calls on every recorder (see the module doc)
 RECORDER_METHODS = ("created", "seeded", "visit", "contribute")
 #: what it calls on a recorder that has them
-OPTIONAL_RECORDER_METHODS = ("scheduled", "ready", "hooked", "stopped")
+OPTIONAL_RECORDER_METHODS = ("scheduled", "ready", "hooked", "dual", "tangent", "stopped")

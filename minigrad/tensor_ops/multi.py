@@ -54,8 +54,8 @@ def _split_rule(grads, axis=0, **_):
 
 SPLIT = define_op(
     name="split", engine="tensor", symbol="split", forward=_split_forward,
-    vjp=multi_vjp(_split_rule), formulas=("∂/∂x = cat(g₀, g₁, …): each piece's gradient "
-                                          "where the piece was",),
+    vjp=multi_vjp(_split_rule), linear=True,  # ṫₖ = split(ṫ)ₖ
+    formulas=("∂/∂x = cat(g₀, g₁, …): each piece's gradient where the piece was",),
     label=lambda a: f"split{list(a['sections'])}" + (f"(axis={a['axis']})" if a.get("axis")
                                                       else ""),
     cases=lambda rng: [((uniform(rng, (5, 3)),), {"sections": (2, 2, 1), "axis": 0}),
@@ -79,7 +79,8 @@ def _unbind_rule(grads, axis=0):
 
 UNBIND = define_op(
     name="unbind", engine="tensor", symbol="unbind", forward=_unbind_forward,
-    vjp=multi_vjp(_unbind_rule), formulas=("∂/∂x = stack(g₀, g₁, …) along the unbound axis",),
+    vjp=multi_vjp(_unbind_rule), linear=True,  # ṫₖ = unbind(ṫ)ₖ
+    formulas=("∂/∂x = stack(g₀, g₁, …) along the unbound axis",),
     label=lambda a: f"unbind(axis={a['axis']})" if a.get("axis") else "unbind",
     cases=lambda rng: [((uniform(rng, (3, 2)),), {"axis": 0}),
                        ((uniform(rng, (2, 3, 2)),), {"axis": -2}),
@@ -104,6 +105,15 @@ def _picked_rule(grads, shape, index, axis=0, keepdims=True, **_):
     return (SCATTER_ADD(g, shape=shape, index=index),)
 
 
+def _picked_jvp(tangents, shape, index, axis=0, keepdims=True, **_):
+    """The values' tangent is x's tangent at the picked positions, ``ṫ[index]``; the
+    integer indices have none."""
+    picked = tangents[0][index]
+    if not keepdims:
+        picked = picked.reshape(np.delete(picked.shape, axis % picked.ndim))
+    return Outputs((picked, None))
+
+
 def _extreme_forward(arg, name):
     def forward(x, axis=0, keepdims=False):
         ax = _axis(axis, x.ndim, name)
@@ -123,7 +133,7 @@ def _extreme_forward(arg, name):
 def _extreme_op(name, arg):
     return define_op(
         name=f"{name}_dim", engine="tensor", symbol=name, forward=_extreme_forward(arg, name),
-        vjp=multi_vjp(_picked_rule),
+        vjp=multi_vjp(_picked_rule), jvp=_picked_jvp,
         formulas=(f"∂/∂x = the values' gradient at the {name}'s index, 0 elsewhere",),
         label=lambda a: f"{name}(dim={a['axis']})",
         cases=lambda rng: [((distinct(rng, (3, 4)),), {"axis": 1, "keepdims": False}),
@@ -151,7 +161,7 @@ def _topk_forward(x, k=1, axis=-1, largest=True, sorted=True):
 
 TOPK = define_op(
     name="topk", engine="tensor", symbol="topk", forward=_topk_forward,
-    vjp=multi_vjp(_picked_rule),
+    vjp=multi_vjp(_picked_rule), jvp=_picked_jvp,
     formulas=("∂/∂x = the values' gradient at the k picked indices, 0 elsewhere",),
     label=lambda a: f"topk(k={a['k']})" if a.get("largest", True) else
     f"topk(k={a['k']}, smallest)",

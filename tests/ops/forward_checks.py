@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from minigrad.autograd.accumulate import unbroadcast
+from minigrad.autograd.output_grads import OutputGrads, Outputs
 from minigrad.autograd.tangents import output_tangent
 
 
@@ -54,27 +55,44 @@ def backward_products(op, inputs, saved, attrs, c):
 
 def check_forward_rule(op, inputs, attrs, rng, h=1e-6, rtol=1e-5, atol=1e-6):
     """Assert ``op``'s tangent on ``inputs`` matches central differences and is the
-    transpose of its backward rules; returns the tangent it computed."""
+    transpose of its backward rules; returns the tangent it computed.
+
+    A multi-output op (``split``, ``topk`` ...) returns ``Outputs`` and one tangent per
+    output (``None`` for integer indices): each floating output is checked, and the
+    dot-product test pairs all of them with one cotangent each."""
     out, saved = op.forward(*inputs, **attrs)
     tangents = random_tangents(inputs, rng)
     tangent = output_tangent(op, inputs, out, saved, attrs, tangents)
     where = f"{op.engine}.{op.name} on shapes {[np.shape(x) for x in inputs]} {attrs}"
     assert tangent is not None, f"{where}: no tangent came out"
-    assert np.shape(tangent) == np.shape(out), (
-        f"{where}: tangent shape {np.shape(tangent)} != output shape {np.shape(out)}")
+    multi = isinstance(out, Outputs)
+    outs, tans = (tuple(out), tuple(tangent)) if multi else ((out,), (tangent,))
+    assert len(tans) == len(outs), f"{where}: {len(tans)} tangents for {len(outs)} outputs"
 
     def shifted(sign):
         xs = [x if t is None else x + sign * h * t for x, t in zip(inputs, tangents)]
-        return np.asarray(op.forward(*xs, **attrs)[0], dtype=np.float64)
+        result = op.forward(*xs, **attrs)[0]
+        return tuple(result) if multi else (result,)
 
-    numeric = (shifted(1) - shifted(-1)) / (2 * h)
-    np.testing.assert_allclose(tangent, numeric, rtol=rtol, atol=atol,
-                               err_msg=f"{where}: J·t against central differences")
+    plus, minus = shifted(1), shifted(-1)
+    cots = []
+    for k, (o, t) in enumerate(zip(outs, tans)):
+        if not differentiable(o if isinstance(o, np.ndarray) else float(o)):
+            assert t is None, f"{where}: output {k} ({np.asarray(o).dtype}) got a tangent"
+            cots.append(None)
+            continue
+        assert np.shape(t) == np.shape(o), (
+            f"{where}: tangent {k} shape {np.shape(t)} != output shape {np.shape(o)}")
+        numeric = (np.asarray(plus[k], dtype=np.float64)
+                   - np.asarray(minus[k], dtype=np.float64)) / (2 * h)
+        np.testing.assert_allclose(t, numeric, rtol=rtol, atol=atol,
+                                   err_msg=f"{where}: J·t of output {k} against differences")
+        c = rng.standard_normal(np.shape(o))
+        cots.append(c if isinstance(o, np.ndarray) else float(c))
 
-    c = rng.standard_normal(np.shape(out))
-    c = c if isinstance(out, np.ndarray) else float(c)
-    left = float(np.sum(np.asarray(tangent) * c))
-    back = backward_products(op, inputs, saved, attrs, c)
+    left = sum(float(np.sum(np.asarray(t) * c)) for t, c in zip(tans, cots) if c is not None)
+    upstream = OutputGrads(out, tuple(cots)) if multi else cots[0]
+    back = backward_products(op, inputs, saved, attrs, upstream)
     right = sum(float(np.sum(t * b)) for t, b in zip(tangents, back)
                 if t is not None and b is not None)
     assert np.isclose(left, right, rtol=1e-9, atol=1e-9), (

@@ -1,0 +1,231 @@
+"""Forward-mode automatic differentiation: a tangent rides along with every value.
+
+Reverse mode (``backward``) records a graph on the way forward and walks it
+back once, giving the derivative of *one output* with respect to *every
+input*.  Forward mode does the opposite: it pushes the derivative along a
+chosen *input direction* ``v`` through the computation as it runs, with no
+graph and no second pass, and gets the derivative of *every output* in that
+direction, the Jacobian-vector product ``J·v``.
+
+**Dual numbers.**  Write each value as ``a + ȧε``, where ε is a number with
+``ε² = 0`` (a "nilpotent" infinitesimal).  Then arithmetic carries derivatives
+by itself::
+
+    (a + ȧε)(b + ḃε) = ab + (ȧb + aḃ)ε          (the product rule)
+    f(a + ȧε)       = f(a) + f'(a)·ȧ ε          (Taylor: the ε² terms vanish)
+
+The ε part of the result is the derivative.  So ``make_dual(x, v)`` gives ``x``
+a tangent ``v`` (the ε part), every op computes its result's tangent from its
+inputs' (``ṫ_out = Σᵢ ∂out/∂xᵢ · ṫᵢ``, ``tangents.output_tangent``), and
+``unpack_dual(y)`` reads the ε part of any result.
+
+**Cost.**  One forward pass gives ``J·v`` for one direction ``v``: about the
+price of the function itself, two or three times.  The full Jacobian of
+``f: ℝⁿ → ℝᵐ`` takes ``n`` passes (one per input direction) in forward mode,
+``m`` in reverse mode: forward wins for few inputs and many outputs, reverse
+for the usual many-parameters-one-loss of training.
+
+The API and its semantics are PyTorch's ``torch.autograd.forward_ad``::
+
+    with dual_level():
+        x = make_dual(x0, v)           # x0 with tangent v
+        y = f(x)
+        y_primal, jvp = unpack_dual(y)  # f(x0) and J·v
+
+Tangents live only inside their ``dual_level``: when it exits every tangent
+it made is forgotten.  Levels do not nest here.  Forward mode needs no graph
+and ignores grad mode; it combines with backward: tangents also flow through
+the nodes a ``create_graph=True`` backward builds, so the tangent of a
+gradient is a Hessian-vector product (forward-over-reverse).  Works for
+``Tensor`` and for ``Value`` (``make_dual(Value(2.0), 1.0)``: dual numbers).
+"""
+
+from __future__ import annotations
+
+import numbers
+import weakref
+from collections import namedtuple
+
+import numpy as np
+
+from .node import Node, set_tangent, tangent_of
+from .registry import Op, passthrough
+from .state import HOOKS, STATE, set_dual
+from .tangents import NoForwardRuleError
+
+__all__ = ["dual_level", "make_dual", "unpack_dual", "UnpackedDualTensor", "forward_mode_paused",
+           "refuse_stale_inplace",
+           "NoForwardRuleError"]
+
+#: what ``unpack_dual`` returns (PyTorch's name): the value and its tangent
+UnpackedDualTensor = namedtuple("UnpackedDualTensor", ["primal", "tangent"])
+
+
+class _Level:
+    """One active dual level: which origins hold its tangents (cleared on exit)."""
+
+    __slots__ = ("index", "carriers")
+
+    def __init__(self, index: int):
+        self.index = index
+        self.carriers = weakref.WeakSet()
+
+
+_LEVELS = [0]  # how many levels were entered so far (each gets a fresh index)
+
+
+class dual_level:
+    """``with dual_level():`` forward mode is on inside the block (``as`` gives its index).
+
+    On exit every tangent made inside is dropped, as in PyTorch: a dual tensor kept
+    past the block is a plain value again.  Nesting is not supported.
+    """
+
+    def __enter__(self) -> int:
+        if STATE.dual is not None:
+            raise RuntimeError(
+                "dual_level: nested forward-mode levels are not supported (one is already "
+                "active in this thread); leave it first, or compute both directions in one "
+                "level")
+        _LEVELS[0] += 1
+        self._level = _Level(_LEVELS[0])
+        set_dual(self._level)
+        return self._level.index
+
+    def __exit__(self, *exc) -> bool:
+        level = self._level
+        set_dual(None)
+        for origin in list(level.carriers):
+            origin.tangent = None
+        level.carriers.clear()
+        return False
+
+
+def _dual_forward(x):
+    return x, ()
+
+
+def _no_tangent(tangents, *saved):
+    return None
+
+
+def _ops(engine: str):
+    """The two bookkeeping ops of forward mode for an engine (not in the registry: they
+    are not math a student defines, but they draw and step like any op)."""
+    dual = Op(name="make_dual", engine=engine, symbol="dual", forward=_dual_forward,
+              grads=(passthrough,), jvp=_no_tangent, formulas=("∂/∂primal = 1",),
+              doc="The primal's value with a tangent attached; gradients pass through.")
+    primal = Op(name="primal", engine=engine, symbol="primal", forward=_dual_forward,
+                grads=(passthrough,), jvp=_no_tangent, formulas=("∂/∂x = 1",),
+                doc="A dual value's primal part, with no tangent; gradients pass through.")
+    return dual, primal
+
+
+_OPS = {"tensor": _ops("tensor"), "scalar": _ops("scalar")}
+
+
+def _engine(x) -> str:
+    return "tensor" if isinstance(x.data, np.ndarray) else "scalar"
+
+
+def make_dual(primal, tangent):
+    """A new node with ``primal``'s value (sharing its data) carrying ``tangent``.
+
+    ``tangent`` must have the primal's shape and dtype: a Tensor, an array, or, for
+    a Value (or a 0-d tensor), a number.  Gradients flow through to ``primal``.
+    Only inside ``dual_level()``.
+    """
+    if not isinstance(primal, Node):
+        raise TypeError(f"make_dual: the primal must be a Tensor or a Value, got "
+                        f"{type(primal).__name__}")
+    if STATE.dual is None:
+        raise RuntimeError("make_dual: forward mode is off; call it inside "
+                           "`with minigrad.autograd.forward_ad.dual_level():`")
+    engine = _engine(primal)
+    t = _checked_tangent(primal, tangent, engine)
+    node = primal.engine_class.apply(_OPS[engine][0], primal)
+    set_tangent(node, t)
+    for recorder in STATE.recorders:
+        tell = getattr(recorder, "dual", None)
+        if callable(tell):
+            tell(node, t)
+    return node
+
+
+def _checked_tangent(primal, tangent, engine):
+    if isinstance(tangent, Node):
+        if primal.engine_class is not tangent.engine_class:
+            raise TypeError(f"make_dual: a {type(primal).__name__} primal takes a "
+                            f"{type(primal).__name__} tangent, got a {type(tangent).__name__}")
+        tangent = tangent.data
+    if engine == "scalar":
+        if isinstance(tangent, bool) or not isinstance(tangent, numbers.Real):
+            raise TypeError(f"make_dual: a Value's tangent is a real number, got "
+                            f"{type(tangent).__name__}")
+        return float(tangent)
+    data = primal.data
+    if data.dtype.kind != "f":
+        raise TypeError(f"make_dual: only floating tensors have tangents; the primal is "
+                        f"{data.dtype}")
+    if isinstance(tangent, np.ndarray):
+        if tangent.dtype != data.dtype or tangent.shape != data.shape:
+            raise ValueError(_mismatch(data, tangent))
+        return tangent
+    if isinstance(tangent, bool) or not isinstance(tangent, (numbers.Real, list, tuple)):
+        raise TypeError(f"make_dual: a tangent is a Tensor, an array or a number, got "
+                        f"{type(tangent).__name__}")
+    arr = np.asarray(tangent, dtype=data.dtype)
+    if arr.shape != data.shape:
+        raise ValueError(_mismatch(data, arr))
+    return arr
+
+
+def _mismatch(data, tangent) -> str:
+    return (f"make_dual: the tangent must have the primal's shape and dtype: primal "
+            f"{data.shape} {data.dtype}, tangent {tangent.shape} {tangent.dtype}")
+
+
+def unpack_dual(x) -> UnpackedDualTensor:
+    """``(primal, tangent)`` of ``x`` at the active level: the primal a node with ``x``'s
+    value and no tangent (gradients flow through it to ``x``), the tangent a constant of
+    the same engine, or ``None`` when ``x`` has none (and ``x`` itself as the primal)."""
+    if not isinstance(x, Node):
+        raise TypeError(f"unpack_dual: expected a Tensor or a Value, got {type(x).__name__}")
+    t = tangent_of(x) if STATE.dual is not None else None
+    if t is None:
+        return UnpackedDualTensor(x, None)
+    cls = x.engine_class
+    primal = cls.apply(_OPS[_engine(x)][1], x)
+    return UnpackedDualTensor(primal, cls.constant(t))
+
+
+class forward_mode_paused:
+    """``with forward_mode_paused():`` no tangents are computed inside (a custom
+    Function's ``forward`` and ``jvp`` run so: the Function's own rule gives its
+    tangent).  Costs one check when forward mode is off."""
+
+    def __enter__(self):
+        self._level = STATE.dual if HOOKS[0] else None
+        if self._level is not None:
+            set_dual(None)
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        if self._level is not None:
+            set_dual(self._level)
+        return False
+
+
+def refuse_stale_inplace(target, other, symbol: str) -> None:
+    """``target <symbol>= other`` in place, inside a dual level, where either side has a
+    tangent: refused, since the tangent cannot follow a change made behind the op
+    record (``target`` would keep its old tangent).  ``x = x + y`` works."""
+    if STATE.dual is None:
+        return
+    if tangent_of(target) is None and (not isinstance(other, Node) or tangent_of(other) is None):
+        return
+    which = "it" if tangent_of(target) is not None else "the operand"
+    raise RuntimeError(
+        f"in-place '{symbol}=' on a tensor of shape {target.data.shape} inside a dual level, "
+        f"with a forward-mode tangent on {which}: "
+        f"the tangent would go stale; write x = x {symbol} y (a new node, with its tangent)")
