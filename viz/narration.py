@@ -23,7 +23,14 @@ import numpy as np
 from minigrad.formatting import DIGITS, format_number
 
 from .formatting import NO_GRAD, format_array, format_shape, visible
-from .multi import OutputGrads, is_record, output_grads_text, record_summary, unused_outputs
+from .multi import (
+    OutputGrads,
+    Outputs,
+    is_record,
+    output_grads_text,
+    record_summary,
+    unused_outputs,
+)
 from .orders import order_mark
 from .view import is_node
 
@@ -41,7 +48,7 @@ def fmt_value(x, max_items: int = 6, digits: int = DIGITS) -> str:
     """A float as ``fmt_num``; an array as its values when tiny, else shape and a preview."""
     if x is None:
         return "None"
-    if isinstance(x, OutputGrads):  # a multi-output op's gradient: one per output
+    if isinstance(x, (OutputGrads, Outputs)):  # a multi-output op's: one per output
         return output_grads_text(x, lambda g: fmt_value(g, max_items, digits))
     if is_node(x):  # a gradient after create_graph=True: a node; its value
         x = x.data
@@ -506,7 +513,9 @@ class Narrator:
         """An op whose forward rule takes every input's tangent at once (one ``jvp``)."""
         name = self.name(e.node)
         given = ", ".join(f"ṫ{_d(self.name(p))} = {self.value(t)}" for p, t in parents)
-        return (f"{e.op.name}: its forward rule takes every input's tangent at once "
+        what = ("every input's tangent at once" if len(parents) > 1 else
+                "its input's tangent whole (one jvp, no share per edge)")
+        return (f"{e.op.name}: its forward rule takes {what} "
                 f"({given}): ṫ{_d(name)} = {self.value(e.total)}.\n"
                 f"Edges {', '.join(self.name(p) for p, _ in parents)} → {name}.")
 
