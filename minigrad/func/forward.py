@@ -15,9 +15,12 @@ so one forward-mode pass through the gradient gives ``H·v``.
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 import numpy as np
 
 from ..autograd import forward_ad
+from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
 from ..value import Value
 from . import counting
@@ -47,7 +50,9 @@ def jvp(func, primals, tangents, *, has_aux: bool = False):
     with forward_ad.dual_level():
         duals = [forward_ad.make_dual(x, t) for x, t in zip(inputs, tangents)]
         counting.forward_pass(in_transform())
-        with inside():
+        # Forward mode needs no graph: at the top level nothing is recorded (the
+        # parameters of a model would otherwise make every op a graph node too).
+        with inside(), (nullcontext() if live else no_grad()):
             result = func(*duals)
         out, aux = _split(result, has_aux)
         outs = out if isinstance(out, tuple) else (out,)

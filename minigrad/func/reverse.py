@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..autograd.grad_mode import enable_grad
 from ..autograd.gradients import grad as autograd_grad
 from ..tensor import Tensor
 from ..value import Value
@@ -59,7 +60,10 @@ def value_and_grad(func, argnums=0, has_aux: bool = False):
     return value_and_grad_of
 
 
+@enable_grad()
 def _value_and_grad(func, argnums, has_aux, where, args, kwargs):
+    # (grad mode on inside, whatever the caller's: like torch.func, a transform ignores
+    # an outer no_grad; so does jvp's, which runs its function with grad mode off)
     nums, many = argnums_tuple(argnums, len(args), where)
     feed, inputs, live = lift_inputs([check_input(x, where) for x in pick(args, nums)])
     counting.forward_pass(in_transform())
@@ -72,6 +76,7 @@ def _value_and_grad(func, argnums, has_aux, where, args, kwargs):
     return (grads if many else grads[0]), (value, aux)
 
 
+@enable_grad()
 def vjp(func, *primals, has_aux: bool = False):
     """``(f(*primals), vjp_fn)``: ``vjp_fn(c)`` is ``cᵀ·J``, one gradient per primal (a
     tuple), for a cotangent ``c`` shaped like the output.  ``f`` runs once;
@@ -84,6 +89,7 @@ def vjp(func, *primals, has_aux: bool = False):
         out, aux = _split_aux(func(*feed), has_aux, "vjp")
     check_output(out, "vjp")
 
+    @enable_grad()
     def vjp_fn(cotangent):
         cotangent = _cotangent(cotangent, out)
         return _backward(out, inputs, cotangent, live, "vjp", retain=True)
@@ -96,6 +102,7 @@ def jacrev(func, argnums=0, has_aux: bool = False):
     """``jacrev(f)(*args)``: the Jacobian of ``f`` with respect to ``args[argnums]`` by
     reverse mode, shaped ``out.shape + arg.shape``: one forward pass, then one
     backward pass per *output* element, each giving one row ``e_iᵀ·J``."""
+    @enable_grad()
     def jacobian_of(*args, **kwargs):
         nums, many = argnums_tuple(argnums, len(args), "jacrev")
         feed, inputs, live = lift_inputs([check_input(x, "jacrev") for x in pick(args, nums)])

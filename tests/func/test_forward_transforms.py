@@ -153,3 +153,25 @@ def test_forward_transforms_leave_no_tangent_behind():
     func.jacfwd(tall)(x)
     assert minigrad.autograd.unpack_dual(x).tangent is None
     assert isinstance(func.jvp(tall, (x,), (np.ones(2),))[1], Tensor)
+
+
+def test_jvp_through_a_model_records_no_graph_even_though_its_weights_require_grad():
+    mg_nn = minigrad.nn
+    minigrad.manual_seed(0)
+    model = mg_nn.Sequential(mg_nn.Linear(3, 4), mg_nn.Tanh(), mg_nn.Linear(4, 2))
+    x = minigrad.tensor(np.ones((5, 3), dtype=np.float32))
+    with minigrad.record() as tape:
+        out, tangent = func.jvp(model, (x,), (np.ones((5, 3), dtype=np.float32),))
+    assert out.is_leaf and tangent.shape == (5, 2)
+    assert not any(getattr(e, "node", None) is not None and e.node.op is not None
+                   for e in tape.events), "forward mode recorded graph nodes"
+
+
+def test_the_transforms_work_under_an_outer_no_grad():
+    x = t64([0.3, -0.2, 0.5])
+    with minigrad.no_grad():
+        g = func.grad(mlp_loss)(x)
+        h = func.hessian(mlp_loss)(x)
+        _, (hv,) = func.hvp(mlp_loss, (x,), (np.ones(3),))
+    np.testing.assert_allclose(g.data, func.grad(mlp_loss)(x).data)
+    np.testing.assert_allclose(hv.data, h.data @ np.ones(3), rtol=1e-10)
