@@ -19,7 +19,7 @@ from ..autograd.node import Node
 from ..tensor import Tensor
 from ..value import Value
 
-__all__ = ["argnums_tuple", "check_input", "check_output", "pick", "replace"]
+__all__ = ["argnums_tuple", "check_input", "check_output", "checked_like", "pick", "replace"]
 
 
 def argnums_tuple(argnums, nargs: int, where: str) -> tuple[tuple[int, ...], bool]:
@@ -69,6 +69,26 @@ def check_output(out, where: str, scalar: bool = False):
         raise TypeError(f"{where}: the function returned a {out.data.dtype} tensor, which "
                         f"has no derivative")
     return out
+
+
+def checked_like(x, node, where: str, what: str, whose: str):
+    """``x``, a tangent or cotangent for ``node``, as raw data (a float for a Value),
+    with ``node``'s shape and dtype, else a clear error (``what``: "tangent 0";
+    ``whose``: "its primal")."""
+    if isinstance(node, Value):
+        data = x.data if isinstance(x, Value) else x
+        if isinstance(data, bool) or not isinstance(data, (int, float)):
+            raise TypeError(f"{where}: {what} must be a number like {whose}, a Value, got "
+                            f"{type(x).__name__}")
+        return float(data)
+    data = x.data if isinstance(x, Tensor) else np.asarray(x)
+    if data.shape != node.data.shape:
+        raise ValueError(f"{where}: {what} has shape {data.shape} but {whose} has shape "
+                         f"{node.data.shape}; they must match")
+    if data.dtype != node.data.dtype:
+        raise TypeError(f"{where}: {what} has dtype {data.dtype} but {whose} has dtype "
+                        f"{node.data.dtype}; they must match")
+    return data
 
 
 def pick(args, nums):

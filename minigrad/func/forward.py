@@ -24,7 +24,7 @@ from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
 from ..value import Value
 from . import counting
-from ._inputs import argnums_tuple, check_input, check_output, pick, replace
+from ._inputs import argnums_tuple, check_input, check_output, checked_like, pick, replace
 from ._lift import constant_like, in_transform, inside, live_result, stack_rows
 from .reverse import jacrev, value_and_grad
 
@@ -136,20 +136,7 @@ def _pair_up(primals, tangents):
 
 def _check_tangent(primal, tangent, k):
     """The tangent's raw data, checked against its primal's shape and dtype."""
-    if isinstance(primal, Value):
-        data = tangent.data if isinstance(tangent, Value) else tangent
-        if isinstance(data, bool) or not isinstance(data, (int, float)):
-            raise TypeError(f"jvp: tangent {k} must be a number like its Value primal, got "
-                            f"{type(tangent).__name__}")
-        return float(data)
-    data = tangent.data if isinstance(tangent, Tensor) else np.asarray(tangent)
-    if data.shape != primal.data.shape:
-        raise ValueError(f"jvp: tangent {k} has shape {data.shape} but its primal has "
-                         f"shape {primal.data.shape}; they must match")
-    if data.dtype != primal.data.dtype:
-        raise TypeError(f"jvp: tangent {k} has dtype {data.dtype} but its primal has dtype "
-                        f"{primal.data.dtype}; they must match")
-    return data
+    return checked_like(tangent, primal, "jvp", f"tangent {k}", "its primal")
 
 
 def _basis(chosen, k):

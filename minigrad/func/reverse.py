@@ -22,7 +22,7 @@ from ..autograd.gradients import grad as autograd_grad
 from ..tensor import Tensor
 from ..value import Value
 from . import counting
-from ._inputs import argnums_tuple, check_input, check_output, pick, replace
+from ._inputs import argnums_tuple, check_input, check_output, checked_like, pick, replace
 from ._lift import constant_like, in_transform, inside, lift_inputs, live_result, stack_rows
 
 __all__ = ["grad", "value_and_grad", "vjp", "jacrev"]
@@ -147,20 +147,9 @@ def _backward(out, inputs, cotangent, live, where, retain=False):
 
 
 def _cotangent(c, out):
-    """A cotangent for ``out``: a Tensor/array of its shape and dtype (a float for a Value)."""
-    if isinstance(out, Value):
-        data = c.data if isinstance(c, Value) else c
-        if not isinstance(data, (int, float)):
-            raise TypeError(f"vjp: the cotangent of a Value output is a number, got "
-                            f"{type(c).__name__}")
-        return float(data)
-    data = c.data if isinstance(c, Tensor) else np.asarray(c)
-    if data.shape != out.data.shape:
-        raise ValueError(f"vjp: the cotangent has shape {data.shape} but the output has "
-                         f"shape {out.data.shape}; they must match")
-    if data.dtype != out.data.dtype:
-        raise TypeError(f"vjp: the cotangent has dtype {data.dtype} but the output has "
-                        f"dtype {out.data.dtype}; they must match")
+    """A cotangent for ``out``: a Tensor/array of its shape and dtype (a float for a Value);
+    a Tensor that requires grad is kept as a node (an outer transform differentiates it)."""
+    data = checked_like(c, out, "vjp", "the cotangent", "the output")
     return c if isinstance(c, Tensor) and c.requires_grad else data
 
 
