@@ -20,7 +20,7 @@ __all__ = ["Exercise", "EXERCISES", "find"]
 class Exercise:
     id: str  # "ex04": what -k and check() accept
     module: str  # "ex04_exp_pow": the file name in exercises/, solutions/ and checks/
-    lesson: int  # the notebook lesson it practises (1-11)
+    lesson: int  # the notebook lesson it practises (1-14)
     title: str
     tasks: tuple[str, ...]  # the names the student writes, in the order they are checked
 
@@ -62,6 +62,12 @@ EXERCISES: tuple[Exercise, ...] = (
     Exercise("ex18", "ex18_gradient_penalty", 11,
              "a gradient penalty and its gradient with respect to the weights",
              ("gradient_penalty", "penalized_gradients")),
+    Exercise("ex23", "ex23_trace_passes", 14,
+             "dead-code and common-subexpression elimination on a traced program",
+             ("dce", "cse")),
+    Exercise("ex24", "ex24_fuse_by_hand", 14,
+             "an elementwise chain fused by hand, forward and backward",
+             ("fused_forward", "fused_backward")),
 )
 
 _BY_ID = {e.id: e for e in EXERCISES}

@@ -132,3 +132,18 @@ def test_a_function_with_two_outputs_compiles_with_a_clear_error():
 def test_an_unknown_backend_is_a_clear_error():
     with pytest.raises(ValueError, match="backend must be"):
         jit.jit(f, backend="cuda")(_x(), _x((4,)))
+
+
+def test_a_captured_param_whose_shape_or_dtype_changed_is_traced_again():
+    w = Tensor(np.ones(4, np.float32), requires_grad=True)
+    jf = jit.jit(lambda x: (x * w).sum())
+    x = _x((4,), requires_grad=False)
+    jf(x)
+    w.data = np.full(4, 2.0, np.float32)          # a new array, same type: a cache hit
+    assert jf(x).item() == pytest.approx(2 * x.data.sum())
+    assert jf.stats["traces"] == 1
+    w.data = np.full(4, 2.0, np.float64)          # another dtype: a new program
+    jf(x)
+    w.data = np.full((1, 4), 2.0, np.float32)     # another shape
+    assert jf(x).shape == ()
+    assert jf.stats["traces"] == 3
