@@ -20,7 +20,7 @@ __all__ = ["Exercise", "EXERCISES", "find"]
 class Exercise:
     id: str  # "ex04": what -k and check() accept
     module: str  # "ex04_exp_pow": the file name in exercises/, solutions/ and checks/
-    lesson: int  # the notebook lesson it practises (1-14)
+    lesson: int  # the notebook lesson it practises
     title: str
     tasks: tuple[str, ...]  # the names the student writes, in the order they are checked
 
@@ -62,6 +62,12 @@ EXERCISES: tuple[Exercise, ...] = (
     Exercise("ex18", "ex18_gradient_penalty", 11,
              "a gradient penalty and its gradient with respect to the weights",
              ("gradient_penalty", "penalized_gradients")),
+    Exercise("ex21", "ex21_ready_queue", 13,
+             "backward with dependency counts and a ready queue",
+             ("pending_counts", "ready_queue_backward")),
+    Exercise("ex22", "ex22_hooks", 13,
+             "hooks: saved values in half precision, gradients clipped per tensor",
+             ("half_precision_hooks", "clip_gradients")),
     Exercise("ex23", "ex23_trace_passes", 14,
              "dead-code and common-subexpression elimination on a traced program",
              ("dce", "cse")),
