@@ -279,9 +279,9 @@ def scalar_fields(n, show_attrs: bool) -> list[tuple[str, bool]]:
 
 
 def _node_line(n, show_attrs: bool, highlighted: bool, stacked: bool = False) -> str:
-    fill, border = COLORS[n.role]
+    fill, border = COLORS["module" if n.op == "checkpoint" else n.role]
     width = 0
-    style = ""
+    style = ' style="rounded"' if n.op == "checkpoint" else ""
     cls = n.classes
     if n.order:
         border = order_color(n.order)

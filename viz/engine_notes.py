@@ -123,7 +123,7 @@ class NoteSteps:
                     self._rebadge(n)
         if self._pending is None:
             return
-        if e.kind == "contribute" and self._pending.get(e.parent.id):
+        if e.kind == "contribute" and self._pending.get(e.parent.id) and not self.replay.crosses(e):
             self._pending[e.parent.id] -= 1  # (the frame then stores its new gradient)
         for note in notes:
             if note.kind == "ready":

@@ -29,6 +29,7 @@ Classes (an element can have several):
                waits in the ready queue (a leaf: its gradient is final)
 ``hooked``     backward: a gradient hook just replaced this node's gradient
 ``has-tangent`` forward mode (``viz.tangent_frames``): the node holds a tangent
+``recomputed`` backward: made by a checkpointed block's recompute (``viz.checkpoint_steps``)
 ============== ======================================================
 
 How the engine runs (``viz.engine_notes``): a tape recorded with
@@ -56,12 +57,13 @@ as in the picture, so notebook outputs are stable.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from minigrad import topological_order
 
+from .checkpoint_steps import BlockSteps
 from .engine_notes import NoteSteps, unbadged
 from .multi import output_nr
 from .narration import (  # noqa: F401  (fmt_num, fmt_value, node_name: imported from here too)
@@ -90,7 +92,7 @@ __all__ = [
 ]
 
 STATES = ("hidden", "current", "done", "receiving", "has-grad", "accumulated", "passed", "new",
-          "ready", "hooked", "has-tangent")
+          "ready", "hooked", "has-tangent", "recomputed")
 _ORDER = {s: i for i, s in enumerate(STATES)}
 MODES = ("forward", "backward", "both")
 MAX_CELLS = 50_000_000  # steps × drawn elements: ~150 MB of per-step state at most
@@ -104,13 +106,15 @@ class Frame:
     index: int
     phase: str  # "forward" | "backward"
     kind: str  # "start" | "created" | "end" | "seeded" | "visit" | "contribute" | "built"
-    title: str
+    title: str  # (… | "hooked" | "recomputed")
     text: str
     node: int | None = None  # id of the node this step is about
     edge: str | None = None  # element id of the edge carrying a gradient now
+    #: the tape event a backward step shows (``None``: a start or end step, or forward)
+    event: object = field(default=None, compare=False, repr=False)
 
 
-class Frames(NoteSteps):
+class Frames(NoteSteps, BlockSteps):
     """All steps of a replay, computed once from a tape (immutable afterwards).
 
     ``elements`` lists the drawn element ids; per step, ``classes(i)`` gives the
@@ -175,7 +179,9 @@ class Frames(NoteSteps):
     def results(self) -> list:
         """The roots that are results: not an unused output of a multi-output op (a piece
         of a ``split`` nothing used is a root too), unless every root is one."""
-        return [r for r in self.roots if output_nr(r) is None] or list(self.roots)
+        block = self.replay.block_of
+        return ([r for r in self.roots if output_nr(r) is None and r.id not in block]
+                or list(self.roots))
 
     def name(self, node) -> str:
         """The node's name in panel texts, as the view gives it (see ``node_name``)."""
@@ -261,7 +267,8 @@ class Frames(NoteSteps):
     def _emit(self, phase, kind, title, text, node=None, edge=None) -> None:
         if phase == "backward":
             text += self._queue_line()
-        self.frames.append(Frame(len(self.frames), phase, kind, title, text, node, edge))
+        self.frames.append(Frame(len(self.frames), phase, kind, title, text, node, edge,
+                                 self._event if phase == "backward" else None))
         self._rows.append(self._codes.copy())
         self._grows.append(self._gcur.copy())
 
@@ -297,7 +304,8 @@ class Frames(NoteSteps):
                 self._set(el, add=("hidden",))
 
     def _built(self) -> list:
-        return [n for n in self.replay.built if n.id in self._node_pos]
+        """The nodes a backward pass makes: built ones, and a checkpoint's recomputed ones."""
+        return [n for n in self.replay.built + self.replay.recomputed if n.id in self._node_pos]
 
     def _show(self, n, state: str) -> None:
         """A built node appears (``state``: ``new``), with the edges into it."""
@@ -326,9 +334,12 @@ class Frames(NoteSteps):
         # gradients at the start: non-leaves start empty (the engine resets them);
         # a leaf may hold gradient from an earlier backward (leaves accumulate)
         first_before: list[dict] = []  # per pass: {parent id: .grad before its first edge}
+        outer, crosses = self.replay.outer, self.replay.crosses
         for e in self._events:
-            if e.kind == "seeded" or not first_before:
+            if outer(e) or not first_before:
                 first_before.append({})
+            if crosses(e):  # (the block's gradient: the checkpoint node hands it on)
+                continue
             if e.kind == "contribute" and e.parent.id not in first_before[-1]:
                 first_before[-1][e.parent.id] = e.before
         for n in self.nodes:
@@ -338,12 +349,12 @@ class Frames(NoteSteps):
         upstream: dict[int, object] = {}
         totals: list[dict] = [{}]  # per pass: {node id: contributions it receives}
         for e in self._events:
-            if e.kind == "seeded" and len(totals) < len(first_before):
+            if outer(e) and len(totals) < len(first_before):
                 totals.append({})
-            if e.kind == "contribute":
+            if e.kind == "contribute" and not crosses(e):
                 totals[-1][e.parent.id] = totals[-1].get(e.parent.id, 0) + 1
         total = totals[0]
-        seeds = [e for e in self._events if e.kind == "seeded"]
+        seeds = [e for e in self._events if outer(e)]
         root = seeds[0].node
         self._emit("backward", "start", "Backward · start", self.say.backward_start(root))
         npass = 0
@@ -351,6 +362,7 @@ class Frames(NoteSteps):
         phase = "Backward"
         lit = None  # the edge a build step lit: it has not carried its gradient yet
         for e in self._stream:
+            self._event = e
             self._before(e)
             self._strip("receiving")
             self._strip("new")
@@ -360,6 +372,8 @@ class Frames(NoteSteps):
             self._strip_edge_current()
             if e.kind == "hooked":
                 self._hook_step(e, phase)
+                continue
+            if self._block_step(e, phase):  # a checkpoint's recompute (viz.checkpoint_steps)
                 continue
             if e.kind == "created":  # a create_graph pass built a node
                 n = e.node
@@ -405,7 +419,7 @@ class Frames(NoteSteps):
                 self._mark_visited()
                 self._set(node_key(n), add=("current",))
                 title = f"{phase} · visit {self.name(n)} ({n.op.name})"
-                text = self.say.visit(e, current_root, total.get(n.id, 0))
+                text = self.say.visit(e, current_root, total.get(n.id, 0)) + self._block_note(e)
                 self._emit("backward", "visit", title, text, node=n.id)
                 self._visiting = n.id
                 upstream[n.id] = e.upstream
@@ -414,13 +428,15 @@ class Frames(NoteSteps):
                 el = edge_key(n, p, e.slot)
                 self._set(node_key(n), add=("current",))
                 self._set(el, add=("current",))
-                counts[p.id] = counts.get(p.id, 0) + 1
+                counts[p.id] = counts.get(p.id, 0) + (not crosses(e))
                 add = ["receiving", "has-grad"] + (["accumulated"] if counts[p.id] > 1 else [])
                 self._set(node_key(p), add=add)
                 self._grad(p, e.after)
                 title = f"{phase} · {n.op.name} → {self.name(p)}"
                 text = self.say.contribute(e, upstream.get(n.id), counts[p.id])
+                text += self._block_note(e)
                 self._emit("backward", "contribute", title, text, node=n.id, edge=el)
+        self._event = None
         self._strip("receiving")
         self._strip("new")
         self._strip("hooked")
@@ -434,6 +450,7 @@ class Frames(NoteSteps):
         self._emit("backward", "end", "Backward · complete", self.say.leaves(held))
 
     _visiting = None
+    _event = None  # the tape event the step being emitted shows (``Frame.event``)
 
     def _maker(self, n) -> tuple:
         """``(edge element id, node, slot)`` of the edge whose rule built ``n``: the edge
@@ -449,7 +466,7 @@ class Frames(NoteSteps):
         """The order of the nodes pass ``npass`` builds (0: it builds none)."""
         seeded = k = 0
         for e in self._events:
-            seeded += e.kind == "seeded"
+            seeded += self.replay.outer(e)
             if seeded == npass and e.kind == "created":
                 k = max(k, e.node.order)
             if seeded > npass:

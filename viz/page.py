@@ -20,6 +20,8 @@ from .template import (
     NEW_FILL,
     READY_COLOR,
     READY_FILL,
+    RECOMPUTE_COLOR,
+    RECOMPUTE_FILL,
     SvgTemplate,
     companion_strings,
     css,
@@ -85,6 +87,9 @@ _NOTE_KEYS = (
               "every contribution arrived (grad … · pending n counts them down)"),
     ("hooked", f'<i style="border-color:{HOOK_COLOR};background:{HOOK_FILL}"></i>'
                "a hook replaced the gradient"),
+    ("recomputed", f'<i style="border-color:{RECOMPUTE_COLOR};border-style:dashed;'
+                   f'background:{RECOMPUTE_FILL}"></i>recomputed: a checkpointed block, run '
+                   "again by backward for its saved values"),
 )
 
 
@@ -168,8 +173,9 @@ def step_payload(frames, template: SvgTemplate | None, grad_text, start: int = 0
 
 
 def player_fragment(frames, template: SvgTemplate | None, grad_text, *, start: int = 0,
-                    note: str | None = None, speed: str = "normal") -> str:
-    """The player as an HTML fragment: a ``<div>`` with its CSS, data and script."""
+                    note: str | None = None, speed: str = "normal", extra: str = "") -> str:
+    """The player as an HTML fragment: a ``<div>`` with its CSS, data and script;
+    ``extra`` goes under the graph (the memory strip, ``viz.memory_strip``)."""
     n = len(frames)
     payload = step_payload(frames, template, grad_text, start)
     # Inside <script>, "</script", "<!--" or "<script" in a label would end or derail
@@ -199,7 +205,7 @@ def player_fragment(frames, template: SvgTemplate | None, grad_text, *, start: i
         'aria-label="step">'
         f'<label>speed <select class="mg-speed">{options}</select></label>'
         f'<span class="mg-counter">{counter_text(start, n)}</span></div>'
-        f'<div class="mg-graph">{graph}</div>'
+        f'<div class="mg-graph">{graph}</div>{extra}'
         f"{panel_html(f0.title, f0.text)}"
         f"{legend(template, frames.mode, frames.view, frames.states)}"
         f'<script type="application/json" class="mg-data">{data}</script>'
@@ -209,7 +215,7 @@ def player_fragment(frames, template: SvgTemplate | None, grad_text, *, start: i
 
 def player_html(frames, template: SvgTemplate | None, grad_text, *,
                 title: str = "minigrad step-through", note: str | None = None,
-                speed: str = "normal", start: int = 0) -> str:
+                speed: str = "normal", start: int = 0, extra: str = "") -> str:
     """One self-contained HTML page: inline SVG, CSS and script; works offline."""
     return (
         "<!DOCTYPE html>\n"
@@ -219,6 +225,7 @@ def player_html(frames, template: SvgTemplate | None, grad_text, *,
         "<style>body{margin:16px;max-width:1200px}"
         "h1{font:600 18px system-ui,sans-serif}</style></head><body>"
         f"<h1>{html.escape(title)}</h1>"
-        f"{player_fragment(frames, template, grad_text, start=start, note=note, speed=speed)}"
+        + player_fragment(frames, template, grad_text, start=start, note=note, speed=speed,
+                          extra=extra) +
         "</body></html>\n"
     )

@@ -17,6 +17,7 @@ one self-contained page for slides, static viewers and sharing.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import html
 import inspect
@@ -30,6 +31,7 @@ from minigrad.formatting import DIGITS
 
 from .engine_notes import Badged, unbadged
 from .frames import Frames
+from .memory_strip import MemoryTrack, strip_html
 from .options import DisplayOptions, resolve
 from .page import SPEEDS, default_title, player_fragment, player_html
 from .recording import record_call, record_forward_mode
@@ -102,6 +104,10 @@ class Stepper:
     runs; for a tape whose backward already ran they are gone, and the
     "saved: released" box appears from that step on.
 
+    ``memory=True`` adds the memory strip (``viz.memory_strip``): under the graph, the
+    saved bytes alive at every step, falling as backward frees what each op saved,
+    the peak marked; each step's panel ends with what it freed.
+
     Drive it from code as well as with the controls: ``next()``, ``prev()``,
     ``first()``, ``last()``, ``goto(i)``, ``step``; read ``panel``,
     ``classes``, ``frame``.
@@ -110,7 +116,7 @@ class Stepper:
     def __init__(self, tape, mode: str = "both", *, speed: str = "normal", static: bool = False,
                  title: str | None = None, show_ids: bool = True, svg: str | None = None,
                  options: DisplayOptions | None = None, start: int | None = 0,
-                 **draw_options):
+                 memory: bool = False, **draw_options):
         if start is not None and (isinstance(start, bool) or not isinstance(start, int)):
             raise TypeError(f"Stepper: start must be a step number (0: the first step, -1: "
                             f"the last) or None (wherever the cursor is), got {start!r}")
@@ -133,6 +139,11 @@ class Stepper:
         names.update(param_names(self._user_params))
         forward_mode = mode == TANGENT_MODE
         self.frames = (TangentFrames if forward_mode else Frames)(tape, mode, names, options=opts)
+        #: the memory strip's numbers (``memory=True``; ``viz.memory_strip``), else ``None``
+        self.memory = MemoryTrack(tape, self.frames) if memory else None
+        if self.memory is not None:  # every step's panel ends with its memory line
+            self.frames.frames = [dataclasses.replace(f, text=f"{f.text}\n{self.memory.line(k)}")
+                                  for k, f in enumerate(self.frames.frames)]
         changes = {}
         if show_ids or names:
             # name every node the panel talks about, so picture and words agree
@@ -366,11 +377,12 @@ class Stepper:
             roots = [self.frames.name(r) for r in self.frames.results]
             title = default_title(self.mode, ", ".join(roots[:3]) + (", …" if roots[3:] else ""))
         start = self._open()
+        extra = strip_html(self.memory, start) if self.memory is not None else ""
         if fragment:
             return player_fragment(self.frames, self.template, self.grad_text,
-                                   start=start, note=self.note, speed=self.speed)
+                                   start=start, note=self.note, speed=self.speed, extra=extra)
         return player_html(self.frames, self.template, self.grad_text, title=title,
-                           note=self.note, speed=self.speed, start=start)
+                           note=self.note, speed=self.speed, start=start, extra=extra)
 
     def _open(self) -> int:
         """Move to the step a display opens on (``start``) and return it."""

@@ -138,7 +138,7 @@ def node_card(n, show_attrs: bool, colors: dict, highlighted: bool,
     """The card of graph node ``n`` (a ``ViewNode``), cells in dot's order; a ``stacked``
     scalar card has one field a row (``viz.dot.stacks_fields``), as dot draws it; a node
     of order >= 1 starts with its mark on a band of its order's colour (``viz.orders``)."""
-    fill, border = colors[n.role]
+    fill, border = colors["module" if n.op == "checkpoint" else n.role]  # a collapsed block
     cls = "node " + n.classes
     outline = 0.0
     if n.order:
@@ -149,7 +149,8 @@ def node_card(n, show_attrs: bool, colors: dict, highlighted: bool,
     if highlighted:
         border, outline = colors["highlight"][1], 3.0
         cls += " highlight"
-    card = Card(n.key, cls, fill, border, [], outline, cell_borders=not stub, dashed=stub)
+    card = Card(n.key, cls, fill, border, [], outline, cell_borders=not stub, dashed=stub,
+                rounded=n.op == "checkpoint")
 
     def cell(text, **kw):
         return Cell([visible(str(text))], **kw)

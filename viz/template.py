@@ -23,7 +23,7 @@ from .view import node_key
 
 __all__ = [
     "STATE_RULES", "NEW_COLOR", "NEW_FILL", "READY_COLOR", "READY_FILL", "HOOK_COLOR",
-    "HOOK_FILL", "SvgTemplate", "css", "script", "state_css",
+    "HOOK_FILL", "RECOMPUTE_COLOR", "RECOMPUTE_FILL", "SvgTemplate", "css", "script", "state_css",
     "svg_template", "companion_strings", "grad_strings",
 ]
 
@@ -272,6 +272,7 @@ def _with_attrs(open_tag: str, attrs: str, cls: str | None = None) -> str:
 NEW_COLOR, NEW_FILL = "#ca8a04", "#fef9c3"  # "new": just built (create_graph)
 READY_COLOR, READY_FILL = "#0891b2", "#cffafe"  # "ready": waiting in the ready queue
 HOOK_COLOR, HOOK_FILL = "#db2777", "#fce7f3"  # "hooked": a hook replaced the gradient
+RECOMPUTE_COLOR, RECOMPUTE_FILL = "#7c3aed", "#f5f3ff"  # "recomputed": a checkpoint's block
 STATE_RULES = (
     ("hidden", None, "", "opacity:0"),
     ("has-grad", "node", "s", "stroke:#2ca02c;stroke-width:2px"),
@@ -279,6 +280,10 @@ STATE_RULES = (
     ("accumulated", "node", "s", "stroke:#9467bd;stroke-width:3px;stroke-dasharray:6 3"),
     ("passed", "edge", "p", "stroke:#2ca02c;stroke-width:1.6px"),
     ("passed", "edge", "a", "stroke:#2ca02c;fill:#2ca02c"),
+    # made by a checkpointed block's recompute in backward (viz.checkpoint_steps)
+    ("recomputed", "node", "s", f"stroke:{RECOMPUTE_COLOR};stroke-width:2px;"
+                                f"stroke-dasharray:5 3;fill:{RECOMPUTE_FILL}"),
+    ("recomputed", "edge", "p", f"stroke:{RECOMPUTE_COLOR};stroke-dasharray:5 3"),
     ("receiving", "node", "s", "stroke:#ff7f0e;stroke-width:3.5px;fill:#ffe8cc"),
     # a ready-queue pass: every contribution arrived, waiting in the queue (viz.engine_notes)
     ("ready", "node", "s", f"stroke:{READY_COLOR};stroke-width:3px;fill:{READY_FILL}"),

@@ -156,6 +156,8 @@ class ViewNode:
             parts.append(order_class(self.order))
         if self.stub:
             parts.append("stub")
+        if self.op == "checkpoint":  # a checkpointed block, collapsed (viz.checkpoint_view)
+            parts.append("checkpoint")
         if self.node is not None and is_record(self.node):
             parts.append("multi")  # the op node of a multi-output op (viz.multi)
         return " ".join(parts)

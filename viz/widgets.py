@@ -10,6 +10,7 @@ Python side, so the graph would not follow).
 
 from __future__ import annotations
 
+from .memory_strip import strip_html
 from .page import SPEEDS, legend, panel_html
 from .state import counter_text
 from .template import css
@@ -76,6 +77,8 @@ class StepperWidget:
                               stepper.frames.states)
         self.restyle = w.HTML()  # a <style> per step: the only thing that changes
         self.panel = w.HTML()
+        # the memory strip (Stepper(memory=True)): redrawn per step, a few hundred bytes
+        self.memory = w.HTML() if stepper.memory is not None else None
         controls = w.HBox(
             [self.first_button, self.prev_button, self.play, self.next_button,
              self.last_button, self.slider, self.counter, self.speed],
@@ -84,7 +87,9 @@ class StepperWidget:
         natural = svg_width_px(stepper.svg)  # (zoom: viz.zoom, buttons rewriting one rule)
         self.zoom = ZoomBar(stepper.scope, natural) if natural else None
         zoom = [self.zoom.style, self.zoom.box] if self.zoom else []
-        self.box = w.VBox([self.style, self.restyle, controls, *zoom, self.graph, self.panel])
+        strip = [self.memory] if self.memory is not None else []
+        self.box = w.VBox([self.style, self.restyle, controls, *zoom, self.graph, *strip,
+                           self.panel])
         self.box.add_class("mg-stepper-widget")
         self.slider.observe(self._on_slider, names="value")
         state.observe(self._on_step)
@@ -108,6 +113,8 @@ class StepperWidget:
         self.panel.value = (f'<div class="mg-stepper">{panel_html(f.title, f.text)}'
                             f"{self._legend}</div>")
         self.counter.value = counter_text(i, len(st.frames))
+        if self.memory is not None:
+            self.memory.value = strip_html(st.memory, i, script=False)
 
     def __repr__(self) -> str:
         return f"<StepperWidget for {self.stepper!r}>"

@@ -63,9 +63,15 @@ def _vjp(g, /, *saved, ctx, **settings):
     return ctx.backward(g, saved)
 
 
+def _label(attrs) -> str:
+    """What a drawing writes in the node: ``checkpoint block (2 ops)``."""
+    ops = attrs.get("ops", 0)
+    return f"checkpoint {attrs.get('fn', '?')} ({ops} op{'' if ops == 1 else 's'})"
+
+
 #: the op of a checkpointed block's one node (not in the registry: it has no forward
 #: of its own, only the block it recomputes)
-CHECKPOINT = Op(name="checkpoint", engine="custom", symbol="checkpoint", vjp=_vjp,
+CHECKPOINT = Op(name="checkpoint", engine="custom", symbol="checkpoint", vjp=_vjp, label=_label,
                 formulas=("the block's own rules, on its recomputed graph",), variadic=True,
                 doc="A checkpointed block: recomputed in backward, then differentiated.")
 
