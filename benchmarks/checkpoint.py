@@ -1,6 +1,6 @@
 """Checkpointing: saved memory against time, for a deep MLP checkpointed every k layers.
 
-A 16-layer MLP (Linear 512→512 + ReLU, batch 256) runs forward + backward
+A 16-layer MLP (Linear 512→512 + ReLU, batch 128, float32) runs forward + backward
 plainly, then with ``checkpoint_sequential`` cutting it into segments of *k*
 layers (every segment but the last is recomputed in backward).  For each
 setting this prints
@@ -16,7 +16,7 @@ activations' peak should fall to about ``n/k + k`` layers' worth, lowest near
 setting runs in its own process, alternating, with the machine's default BLAS
 threads and with one (see _common.py).
 
-    python benchmarks/checkpoint.py [--layers 16] [--width 512] [--batch 256] [--ks 1,2,4,8]
+    python benchmarks/checkpoint.py [--layers 16] [--width 512] [--batch 128] [--ks 1,2,4,8]
 """
 
 from __future__ import annotations
@@ -101,7 +101,7 @@ def main():
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--layers", type=at_least(1), default=16)
     parser.add_argument("--width", type=at_least(1), default=512)
-    parser.add_argument("--batch", type=at_least(1), default=256)
+    parser.add_argument("--batch", type=at_least(1), default=128)
     parser.add_argument("--ks", default="1,2,4,8",
                         help="layers per checkpointed segment, comma-separated "
                              "(divisors of --layers)")
