@@ -20,7 +20,7 @@ __all__ = ["Exercise", "EXERCISES", "find"]
 class Exercise:
     id: str  # "ex04": what -k and check() accept
     module: str  # "ex04_exp_pow": the file name in exercises/, solutions/ and checks/
-    lesson: int  # the notebook lesson it practises (1-11)
+    lesson: int  # the notebook lesson it practises (1-12)
     title: str
     tasks: tuple[str, ...]  # the names the student writes, in the order they are checked
 
@@ -62,6 +62,11 @@ EXERCISES: tuple[Exercise, ...] = (
     Exercise("ex18", "ex18_gradient_penalty", 11,
              "a gradient penalty and its gradient with respect to the weights",
              ("gradient_penalty", "penalized_gradients")),
+    Exercise("ex19", "ex19_dual_numbers", 12, "dual numbers: forward mode by hand",
+             ("Dual", "derivative")),
+    Exercise("ex20", "ex20_choose_the_mode", 12,
+             "choose the mode: a Jacobian in min(n, m) passes, and the dot-product test",
+             ("jacobian", "dot_product_test")),
 )
 
 _BY_ID = {e.id: e for e in EXERCISES}
