@@ -314,7 +314,8 @@ def _node_line(n, show_attrs: bool, highlighted: bool, stacked: bool = False) ->
             )
             span = (n.symbol is not None) + (n.name is not None) + bool(mark)
             rows.append(("<tr>" + first + "</tr>", span))
-        rows.append((f"<tr>{_td(f'{n.shape} {n.dtype}')}</tr>", 1))
+        if n.shape is not None:  # (a multi-output op's record has no shape of its own)
+            rows.append((f"<tr>{_td(f'{n.shape} {n.dtype}')}</tr>", 1))
         tiny = n.tiny
         if tiny:
             rows.append((f"<tr>{_td_rows('data', n.data)}</tr>", 1))

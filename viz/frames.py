@@ -25,7 +25,15 @@ Classes (an element can have several):
 ``passed``     backward: this edge has already carried its contribution
 ``new``        backward with ``create_graph``: the node its rule just built (and
                the edges into it); hidden before, shown from then on
+``ready``      a ready-queue backward: the node's last contribution arrived; it
+               waits in the ready queue (a leaf: its gradient is final)
+``hooked``     backward: a gradient hook just replaced this node's gradient
+``has-tangent`` forward mode (``viz.tangent_frames``): the node holds a tangent
 ============== ======================================================
+
+How the engine runs (``viz.engine_notes``): a tape recorded with
+``backward(scheduler="ready-queue")`` also shows each node's pending count and the
+ready queue; a hook that replaced a gradient gets a step of its own.
 
 A ``create_graph`` backward pass builds the graph of the gradient as it goes:
 its nodes (``viz.replay``) are laid out with the rest but hidden until the
@@ -54,6 +62,8 @@ import numpy as np
 
 from minigrad import topological_order
 
+from .engine_notes import NoteSteps, unbadged
+from .multi import output_nr
 from .narration import (  # noqa: F401  (fmt_num, fmt_value, node_name: imported from here too)
     Narrator,
     count_of,
@@ -79,7 +89,8 @@ __all__ = [
     "node_name",
 ]
 
-STATES = ("hidden", "current", "done", "receiving", "has-grad", "accumulated", "passed", "new")
+STATES = ("hidden", "current", "done", "receiving", "has-grad", "accumulated", "passed", "new",
+          "ready", "hooked", "has-tangent")
 _ORDER = {s: i for i, s in enumerate(STATES)}
 MODES = ("forward", "backward", "both")
 MAX_CELLS = 50_000_000  # steps × drawn elements: ~150 MB of per-step state at most
@@ -99,7 +110,7 @@ class Frame:
     edge: str | None = None  # element id of the edge carrying a gradient now
 
 
-class Frames:
+class Frames(NoteSteps):
     """All steps of a replay, computed once from a tape (immutable afterwards).
 
     ``elements`` lists the drawn element ids; per step, ``classes(i)`` gives the
@@ -157,7 +168,14 @@ class Frames:
                 f"example, a tiny batch) inside `with minigrad.record()`; viz.text(root) "
                 f"prints a big graph as text"
             )
+        self._notes_from(tape)
         self._build(getattr(tape, "released", None))
+
+    @property
+    def results(self) -> list:
+        """The roots that are results: not an unused output of a multi-output op (a piece
+        of a ``split`` nothing used is a root too), unless every root is one."""
+        return [r for r in self.roots if output_nr(r) is None] or list(self.roots)
 
     def name(self, node) -> str:
         """The node's name in panel texts, as the view gives it (see ``node_name``)."""
@@ -233,6 +251,7 @@ class Frames:
         pos = self._node_pos.get(node.id)
         if pos is None:
             return
+        value = self._badge(node, value)
         if value is None:
             self._gcur[pos] = -1
         else:
@@ -240,6 +259,8 @@ class Frames:
             self._gvals.append(value)
 
     def _emit(self, phase, kind, title, text, node=None, edge=None) -> None:
+        if phase == "backward":
+            text += self._queue_line()
         self.frames.append(Frame(len(self.frames), phase, kind, title, text, node, edge))
         self._rows.append(self._codes.copy())
         self._grows.append(self._gcur.copy())
@@ -265,7 +286,7 @@ class Frames:
             text = self.say.created(n, view_kind(self.view.node(n.id)))
             self._emit("forward", "created", title, text, node=n.id)
         self._strip("current", replace="done")
-        outs = [r for r in self.roots if r.id in new] or list(self.roots)
+        outs = [r for r in self.results if r.id in new] or self.results
         self._emit("forward", "end", "Forward · complete",
                    self.say.forward_end(outs, self.mode == "both"))
 
@@ -329,13 +350,17 @@ class Frames:
         current_root = root
         phase = "Backward"
         lit = None  # the edge a build step lit: it has not carried its gradient yet
-        for e in self._events:
+        for e in self._stream:
+            self._before(e)
             self._strip("receiving")
             self._strip("new")
             if lit is not None:
                 self._set(lit, remove=("current",))
                 lit = None
             self._strip_edge_current()
+            if e.kind == "hooked":
+                self._hook_step(e, phase)
+                continue
             if e.kind == "created":  # a create_graph pass built a node
                 n = e.node
                 self._show(n, "new")
@@ -398,12 +423,13 @@ class Frames:
                 self._emit("backward", "contribute", title, text, node=n.id, edge=el)
         self._strip("receiving")
         self._strip("new")
+        self._strip("hooked")
         self._strip_edge_current()
         self._mark_visited()
         self._strip("current", replace="done")
         # what the replay ends with, not the live .grad: it may have changed since
         # (step_through restores the caller's gradients, a student calls zero_grad)
-        held = [(n, self._gvals[g]) for n, g in zip(self.nodes, self._gcur.tolist())
+        held = [(n, unbadged(self._gvals[g])) for n, g in zip(self.nodes, self._gcur.tolist())
                 if g >= 0 and n.op is None and n.requires_grad]
         self._emit("backward", "end", "Backward · complete", self.say.leaves(held))
 
@@ -467,12 +493,24 @@ class Frames:
     def grads(self, i: int) -> dict[int, object]:
         """``{node id: gradient held at step i}`` (``None``: no gradient yet)."""
         vals = self._gvals
+        return {n.id: (unbadged(vals[g]) if g >= 0 else None)
+                for n, g in zip(self.nodes, self.grad_codes[i].tolist())}
+
+    def shown_grads(self, i: int) -> dict[int, object]:
+        """``grads(i)`` as the cards show them: with a ready-queue pass's pending counts
+        (``viz.engine_notes.Badged``)."""
+        vals = self._gvals
         return {n.id: (vals[g] if g >= 0 else None)
                 for n, g in zip(self.nodes, self.grad_codes[i].tolist())}
 
     def released(self, i: int) -> set[str]:
         """Element ids of the nodes whose saved values are released at step ``i``."""
         return {node_key(nid) for nid, k in self.released_at.items() if i >= k}
+
+    @property
+    def states(self) -> set[str]:
+        """The state classes some step of this replay uses."""
+        return {state for combo in self._combos for state in combo.split()}
 
     @property
     def combos(self) -> list[str]:

@@ -19,6 +19,8 @@ notebook shows the text tree (``viz.text``) with the reason instead.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import numbers
 import os
 import shutil
@@ -105,6 +107,27 @@ class Graph:
         if self._engine is None:
             self._engine = layout_engine(self.options.layout)
         return self._engine
+
+    def relabeled(self, grad_labels: dict) -> Graph:
+        """This picture with other gradient texts, ``{node id: text}`` (the stepper's:
+        a ready-queue replay writes each node's pending count after its gradient).
+        Nodes with no gradient field keep none; ``self`` when nothing changes."""
+        changed = [(vn, grad_labels[vn.id]) for vn in self.view.nodes
+                   if vn.grad_label is not None and vn.id in grad_labels
+                   and grad_labels[vn.id] != vn.grad_label]
+        if not changed:
+            return self
+        view = copy.copy(self.view)
+        view.nodes = [dataclasses.replace(vn) for vn in self.view.nodes]
+        view.by_id = {vn.id: vn for vn in view.nodes}
+        for vn in view.nodes:
+            if vn.grad_label is not None and vn.id in grad_labels:
+                vn.grad_label = grad_labels[vn.id]
+        o = self.options
+        dot = render_dot(view, rankdir=o.rankdir, show_attrs=o.show_attrs, modules=o.modules,
+                         depth=o.depth, highlight=self._highlight, legend=o.legend,
+                         edge_labels=o.edge_labels, title=o.title)
+        return Graph(view, dot.source, o, (dot.nodes, dot.edges), self._highlight)
 
     # --- layout ------------------------------------------------------------------
     def pipe(self, format: str = "svg") -> bytes:

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from minigrad.autograd.output_grads import OutputGrads, Outputs
 from minigrad.autograd.outputs import OUTPUT, is_record
 
 from .formatting import format_shape
 
-__all__ = ["is_record", "record_summary", "show_record", "output_nr"]
+__all__ = ["is_record", "record_summary", "show_record", "output_nr", "OutputGrads",
+           "output_grads_text", "unused_outputs", "Outputs"]
 
 
 def record_summary(node) -> str:
@@ -38,3 +40,17 @@ def output_nr(node) -> int | None:
     if node.op is OUTPUT:
         return node.attrs["output_nr"]
     return None
+
+
+def output_grads_text(og, fmt) -> str:
+    """A record's gradient (or, in forward mode, its tangent: ``Outputs``) in words, one
+    entry per output (``fmt`` writes a value): ``(output 0: —; output 1: [[0.7864],
+    [0.5966]])``; ``—``: nothing arrived (yet)."""
+    parts = og.grads if isinstance(og, OutputGrads) else og
+    return "(" + "; ".join(f"output {k}: {'—' if g is None else fmt(g)}"
+                           for k, g in enumerate(parts)) + ")"
+
+
+def unused_outputs(og) -> list[int]:
+    """The outputs no gradient reached, whose gradient the op's backward takes as zeros."""
+    return [k for k, g in enumerate(og.grads) if g is None]

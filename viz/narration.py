@@ -23,7 +23,14 @@ import numpy as np
 from minigrad.formatting import DIGITS, format_number
 
 from .formatting import NO_GRAD, format_array, format_shape, visible
-from .multi import is_record, record_summary
+from .multi import (
+    OutputGrads,
+    Outputs,
+    is_record,
+    output_grads_text,
+    record_summary,
+    unused_outputs,
+)
 from .orders import order_mark
 from .view import is_node
 
@@ -41,6 +48,8 @@ def fmt_value(x, max_items: int = 6, digits: int = DIGITS) -> str:
     """A float as ``fmt_num``; an array as its values when tiny, else shape and a preview."""
     if x is None:
         return "None"
+    if isinstance(x, (OutputGrads, Outputs)):  # a multi-output op's: one per output
+        return output_grads_text(x, lambda g: fmt_value(g, max_items, digits))
     if is_node(x):  # a gradient after create_graph=True: a node; its value
         x = x.data
     if isinstance(x, np.ndarray) or hasattr(x, "shape") and hasattr(x, "dtype"):
@@ -392,10 +401,22 @@ class Narrator:
                 f"d{_d(self.name(root))}/d{_d(name)} = {self.value(e.upstream)}.")
         if uses > 1:
             text += f"\n{name} is used {uses} times, so this is the sum of {uses} contributions."
+        if isinstance(e.upstream, OutputGrads):
+            text += self._unused(e.upstream, n)
         formula = n.op.formula.strip()
         if formula:
             text += f"\nLocal derivatives of {n.op.name}: {formula}."
         return text + "\nNext: each input gets upstream gradient × local derivative."
+
+    def _unused(self, og, n) -> str:
+        """What a multi-output op does about outputs no gradient reached."""
+        unused = unused_outputs(og)
+        if not unused:
+            return ""
+        which = ", ".join(map(str, unused))
+        return (f"\nNothing used output{'s' * (len(unused) > 1)} {which} of {self.name(n)}: "
+                f"its backward takes zeros in {'their' if len(unused) > 1 else 'its'} place, "
+                f"as PyTorch does.")
 
     def contribute(self, e, upstream, count: int) -> str:
         """One edge's contribution, then which slot it is (``count``: how many so far)."""
@@ -414,6 +435,11 @@ class Narrator:
         """``mul: ∂out/∂a = b = 3.0000; 2.0000 × 3.0000 = 6.0000 added to a.grad: …``."""
         n, p = e.node, e.parent
         op = n.op
+        if isinstance(_raw(e.after), OutputGrads):  # output k of a multi-output op
+            k = next(i for i, g in enumerate(_raw(e.local_grad).grads) if g is not None)
+            return (f"{op.name} {k} of {self.name(p)} passes its gradient on unchanged, "
+                    f"into place {k} of {self.name(p)}'s gradients (one per output): "
+                    f"{self.grad(_raw(e.before))} → {self.value(e.after)}")
         derivative = e.derivative
         upstream = _raw(upstream)
         scalar = not _is_array(_raw(e.local_grad)) and not _is_array(upstream)
@@ -441,6 +467,62 @@ class Narrator:
         else:
             prod = f"upstream × local derivative = {self.value(local)}"
         return f"{op.name}: {deriv}; {prod} added to {pname}.grad: {before} → {after}"
+
+    # --- forward mode (viz.tangent_frames): the backward panel's words, reversed -------
+    def tangent_start(self) -> str:
+        return ("Forward mode: every node is created with its tangent ṫ, its derivative "
+                "along the direction the inputs' tangents give. Each edge adds local "
+                "derivative × incoming tangent into the new node's ṫ: the chain rule, run "
+                "forward, with no backward pass.")
+
+    def tangent_created(self, n, kind: str, dual, edges: int) -> str:
+        """A node appears (``dual``: the tangent ``make_dual`` gave it; ``edges``: how
+        many edges bring it a tangent, in the steps that follow)."""
+        text = self.created(n, kind)
+        name = self.name(n)
+        if dual is not None:
+            return text + (f"\nmake_dual attaches the tangent ṫ{_d(name)} = {self.value(dual)}: "
+                           f"the direction the derivative is taken in.")
+        if edges:
+            return text + (f"\nIts tangent comes next, edge by edge: ṫ{_d(name)} = "
+                           f"Σ ∂{_sym(name)}/∂input · ṫinput.")
+        if n.op is not None:
+            return text + "\nNo input carries a tangent, so it has none."
+        return text
+
+    def tangent(self, e, before, after) -> str:
+        """One edge: ``tanh: ∂#6/∂#5 = 1 − #6² = 0.4200; 0.4200 × 2.0000 = 0.8400 added
+        to ṫ(#6): — → 0.8400``, then which edge and slot (``e``: a ``Tangent`` note)."""
+        n, p, op = e.node, e.parent, e.op
+        name, pname = self.name(n), self.name(p)
+        inputs = [self.name(q) for q in n.parents] or [pname]
+        arity = len(n.parents) or 1
+        deriv = _deriv_text(op, e.slot, e.derivative, arity, self.digits, out=name,
+                            inputs=inputs)
+        if e.derivative is not None and not _is_array(_raw(e.contribution)):
+            prod = f"{self.num(e.derivative)} × {self.value(e.incoming)}"
+        else:
+            prod = "local derivative × incoming tangent"
+        return (f"{op.name}: {deriv}; {prod} = {self.value(e.contribution)} added to "
+                f"ṫ{_d(name)}: {self.grad(before)} → {self.value(after)}\n"
+                f"Edge {pname} → {name}: slot {e.slot} of {op.name}"
+                f"{_formula_var(op, e.slot, arity)}: ṫ{_d(name)} += ∂{_sym(name)}/∂"
+                f"{_sym(pname)} · ṫ{_d(pname)}.")
+
+    def tangent_all(self, e, parents) -> str:
+        """An op whose forward rule takes every input's tangent at once (one ``jvp``)."""
+        name = self.name(e.node)
+        given = ", ".join(f"ṫ{_d(self.name(p))} = {self.value(t)}" for p, t in parents)
+        what = ("every input's tangent at once" if len(parents) > 1 else
+                "its input's tangent whole (one jvp, no share per edge)")
+        return (f"{e.op.name}: its forward rule takes {what} "
+                f"({given}): ṫ{_d(name)} = {self.value(e.total)}.\n"
+                f"Edges {', '.join(self.name(p) for p, _ in parents)} → {name}.")
+
+    def tangent_end(self, outs) -> str:
+        results = "; ".join(f"ṫ{_d(self.name(n))} = {self.value(t)}" for n, t in outs[:4])
+        return (f"Forward-mode pass complete: {results}: the derivative of the output in "
+                f"the direction of the inputs' tangents (J·v), in one forward pass.")
 
     def leaves(self, held) -> str:
         """The end: the gradients the leaves hold (``held``: ``(node, grad)`` pairs)."""

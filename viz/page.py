@@ -13,7 +13,19 @@ import json
 
 from .orders import legend_orders, order_color, order_title
 from .state import counter_text
-from .template import NEW_COLOR, NEW_FILL, SvgTemplate, companion_strings, css, grad_strings, script
+from .template import (
+    HOOK_COLOR,
+    HOOK_FILL,
+    NEW_COLOR,
+    NEW_FILL,
+    READY_COLOR,
+    READY_FILL,
+    SvgTemplate,
+    companion_strings,
+    css,
+    grad_strings,
+    script,
+)
 from .view import node_key
 
 __all__ = ["SPEEDS", "LEGEND", "default_title", "legend", "panel_html", "player_fragment",
@@ -31,7 +43,8 @@ def panel_html(title: str, text: str) -> str:
 
 
 _PASSES = {"forward": "forward pass", "backward": "backward pass",
-           "both": "forward and backward pass"}
+           "both": "forward and backward pass",
+           "forward-mode": "forward-mode pass (tangents flowing forward)"}
 
 
 def default_title(mode: str, subject: str) -> str:
@@ -62,14 +75,32 @@ _FREED_KEY = ('<s style="opacity:0.45">saved</s> saved value released after its 
               "node's backward")
 
 
-def legend(template: SvgTemplate | None = None, mode: str = "both", view=None) -> str:
+_TANGENT_KEYS = (
+    '<i style="border-color:#d62728"></i>current: the node just created, the edge in use',
+    '<i style="border-color:#ff7f0e;background:#ffe8cc"></i>receiving a tangent',
+    '<i style="border-color:#2ca02c"></i>has a tangent ṫ',
+)
+_NOTE_KEYS = (
+    ("ready", f'<i style="border-color:{READY_COLOR};background:{READY_FILL}"></i>ready: '
+              "every contribution arrived (grad … · pending n counts them down)"),
+    ("hooked", f'<i style="border-color:{HOOK_COLOR};background:{HOOK_FILL}"></i>'
+               "a hook replaced the gradient"),
+)
+
+
+def legend(template: SvgTemplate | None = None, mode: str = "both", view=None,
+           states=()) -> str:
     """The colour key under the panel: for ``mode="forward"`` the forward states only,
     otherwise the backward ones (and the struck-through saved value when drawn);
     when ``view`` (the frames' ``GraphView``) has a gradient's graph, its orders and
-    the "just built" state too."""
+    the "just built" state too; ``states`` (``Frames.states``) adds the ready-queue
+    and hook keys when a replay uses them."""
     if mode == "forward":
         return _legend(_FORWARD_KEYS)
+    if mode == "forward-mode":
+        return _legend(_TANGENT_KEYS)
     keys = [text for _, text in _KEYS]
+    keys += [text for state, text in _NOTE_KEYS if state in states]
     orders = legend_orders(view.nodes) if view is not None else []
     if orders:
         keys.append(f'<i style="border-color:{NEW_COLOR};background:{NEW_FILL}"></i>just '
@@ -169,7 +200,8 @@ def player_fragment(frames, template: SvgTemplate | None, grad_text, *, start: i
         f'<label>speed <select class="mg-speed">{options}</select></label>'
         f'<span class="mg-counter">{counter_text(start, n)}</span></div>'
         f'<div class="mg-graph">{graph}</div>'
-        f"{panel_html(f0.title, f0.text)}{legend(template, frames.mode, frames.view)}"
+        f"{panel_html(f0.title, f0.text)}"
+        f"{legend(template, frames.mode, frames.view, frames.states)}"
         f'<script type="application/json" class="mg-data">{data}</script>'
         f"<script>{script()}</script></div>"
     )

@@ -24,16 +24,30 @@ import numbers
 
 import numpy as np
 
-__all__ = ["record_call", "GradsSetAside", "parameter_names", "as_leaf", "check_scalar"]
+__all__ = ["record_call", "record_forward_mode", "GradsSetAside", "parameter_names", "as_leaf",
+           "check_scalar"]
 
 
-def record_call(fn, inputs, *, create_graph: bool = False, second: bool = False):
+def record_call(fn, inputs, *, create_graph: bool = False, second: bool = False,
+                scheduler: str = "dfs"):
     """Record ``fn(*inputs)`` and its backward pass(es); returns ``(tape, names)``.
 
     ``names`` are the names the inputs got (``fn``'s parameter names).  See the
     module doc for the passes; ``second=True`` needs ``create_graph=True``.
+    ``scheduler`` is the order backward runs in (``"dfs"`` or ``"ready-queue"``:
+    ``minigrad.autograd.scheduler``, whose pending counts and queue the replay shows).
     """
     import minigrad
+    from minigrad.autograd.engine import SCHEDULERS
+
+    if scheduler not in SCHEDULERS:
+        raise ValueError(f"step_through: scheduler must be one of "
+                         f"{', '.join(map(repr, SCHEDULERS))}, got {scheduler!r}")
+    if scheduler != "dfs" and create_graph:
+        raise ValueError("step_through: create_graph=True records autograd.grad, which runs "
+                         "the depth-first order only; leave scheduler out (or record "
+                         "loss.backward(create_graph=True, scheduler='ready-queue') in a "
+                         "tape and pass it to viz.Stepper)")
 
     if second and not create_graph:
         raise ValueError("step_through: second=True steps through the backward pass of a "
@@ -50,12 +64,48 @@ def record_call(fn, inputs, *, create_graph: bool = False, second: bool = False)
             # recorded ops saved from the tape, which kept it when they were created.)
             retain = aside.reaches_earlier_graph
             if not create_graph:
-                out.backward(retain_graph=retain)
+                out.backward(retain_graph=retain, scheduler=scheduler)
             else:
                 grads = _gradients(out)
                 if second:
                     _gradient_sum(grads, fn).backward(retain_graph=retain)
     return tape, names
+
+
+def record_forward_mode(fn, inputs, tangents=None):
+    """Record ``fn(*inputs)`` in forward mode; returns ``(tape, names)``.
+
+    Inside ``forward_ad.dual_level()`` each input becomes a leaf (``x (primal)``), then
+    ``make_dual(leaf, tangent)``, named after ``fn``'s parameter (``tangents``: one per
+    input, ones by default), so the tape holds every node's tangent as it was made
+    (``viz.tangent_frames``).  ``fn`` may return any tensor: forward mode gives the
+    derivative of every output element along the tangents (J·v), no scalar needed.
+    """
+    import minigrad
+    from minigrad.autograd import forward_ad
+
+    names = parameter_names(fn, len(inputs))
+    if tangents is None:
+        tangents = [None] * len(inputs)
+    elif not isinstance(tangents, (tuple, list)) or len(tangents) != len(inputs):
+        count = len(tangents) if isinstance(tangents, (tuple, list)) else "not a sequence"
+        raise ValueError(f"step_through: tangents gives one tangent per input, as a tuple "
+                         f"(like torch.func.jvp's): {len(inputs)} input(s), tangents: {count}")
+    with minigrad.record() as tape, forward_ad.dual_level():
+        # fn's x is the dual value; the value it was made from is "x (primal)"
+        args = [as_leaf(x, f"{name} (primal)") for x, name in zip(inputs, names)]
+        duals = [forward_ad.make_dual(a, _ones_like(a) if t is None else t)
+                 for a, t in zip(args, tangents)]
+        for dual, name in zip(duals, names):
+            dual.label = name
+        out = fn(*duals)
+        _check_node(out, fn, duals, names)
+    return tape, names
+
+
+def _ones_like(leaf):
+    data = leaf.data
+    return np.ones_like(data) if isinstance(data, np.ndarray) else 1.0
 
 
 def _gradients(out) -> list:
@@ -164,6 +214,18 @@ def as_leaf(x, name: str):
 
 
 def check_scalar(out, fn, args=(), names=()) -> None:
+    _check_node(out, fn, args, names)
+    data = out.data
+    if isinstance(data, np.ndarray) and data.size != 1:
+        raise ValueError(
+            f"step_through: {getattr(fn, '__name__', 'fn')} returned a tensor of shape "
+            f"{tuple(data.shape)}; backward needs a scalar, so reduce it first (e.g. return "
+            "out.sum() or out.mean())"
+        )
+
+
+def _check_node(out, fn, args=(), names=()) -> None:
+    """``out`` is an op's result: a node, made by an operation (what a replay shows)."""
     fname = getattr(fn, "__name__", "fn")
     if not (hasattr(out, "parents") and hasattr(out, "backward")):
         raise TypeError(
@@ -176,10 +238,4 @@ def check_scalar(out, fn, args=(), names=()) -> None:
         raise ValueError(
             f"step_through: {fname} returned {what}, so there is no computation to step "
             "through; return an expression of its arguments, e.g. lambda a: a * 2"
-        )
-    data = out.data
-    if isinstance(data, np.ndarray) and data.size != 1:
-        raise ValueError(
-            f"step_through: {fname} returned a tensor of shape {tuple(data.shape)}; backward "
-            "needs a scalar, so reduce it first (e.g. return out.sum() or out.mean())"
         )

@@ -28,11 +28,14 @@ import numpy as np
 
 from minigrad.formatting import DIGITS
 
+from .engine_notes import Badged, unbadged
 from .frames import Frames
 from .options import DisplayOptions, resolve
 from .page import SPEEDS, default_title, player_fragment, player_html
-from .recording import record_call
+from .recording import record_call, record_forward_mode
 from .state import StepperState
+from .tangent_frames import MODE as TANGENT_MODE
+from .tangent_frames import TangentFrames
 from .template import SvgTemplate, companion_strings, state_css, svg_template
 from .view import grad_label, node_key, param_names
 
@@ -48,14 +51,20 @@ class GradText:
     The graph is drawn once, with final gradients; at each step a node shows
     the gradient it holds *then*, written exactly as the renderer would
     (``viz.view.grad_label``).  A text that does not match the drawing is
-    simply left alone by the template.
+    simply left alone by the template.  A ready-queue replay's gradient carries the
+    node's pending count (``viz.engine_notes.Badged``), written after it:
+    ``grad — · pending 2``.  A forward-mode replay writes tangents, ``word="ṫ"``:
+    ``ṫ 0.4200``.
     """
 
-    def __init__(self, digits: int = DIGITS, preview: int = 6):
-        self.digits, self.preview = digits, preview
+    def __init__(self, digits: int = DIGITS, preview: int = 6, word: str = "grad"):
+        self.digits, self.preview, self.word = digits, preview, word
 
     def __call__(self, node, g) -> str:
-        return grad_label(node.data, g, digits=self.digits, preview=self.preview)
+        if isinstance(g, Badged):
+            return f"{self(node, g.value)} · {g.note}"
+        text = grad_label(node.data, g, digits=self.digits, preview=self.preview)
+        return text if self.word == "grad" else self.word + text[len("grad"):]
 
 
 class Stepper:
@@ -122,7 +131,8 @@ class Stepper:
         # overridden by params=, so the panel says what the picture shows
         names = dict(getattr(opts.scopes, "param_names", None) or {})
         names.update(param_names(self._user_params))
-        self.frames = Frames(tape, mode, names, options=opts)
+        forward_mode = mode == TANGENT_MODE
+        self.frames = (TangentFrames if forward_mode else Frames)(tape, mode, names, options=opts)
         changes = {}
         if show_ids or names:
             # name every node the panel talks about, so picture and words agree
@@ -143,7 +153,7 @@ class Stepper:
             changes["saved_values"] = kept
         #: the ``DisplayOptions`` the drawing and the panel use
         self.options = opts.replace(**changes)
-        self.grad_text = GradText(opts.digits, opts.preview)
+        self.grad_text = GradText(opts.digits, opts.preview, "ṫ" if forward_mode else "grad")
         self._gcache: dict = {}
         self._positions = {node_key(n): i for i, n in enumerate(self.frames.nodes)}
         self._svg = svg
@@ -181,8 +191,11 @@ class Stepper:
         from .graph import GraphTooLargeError, draw
 
         try:
-            with _showing(self._widest_grads()):
-                return draw(self.frames.roots, options=self.options)
+            widest = self._widest_grads()
+            with _showing({n: unbadged(g) for n, g in widest.items()}):
+                graph = draw(self.frames.roots, options=self.options)
+            # the texts a step shows, when they are not draw's own (a pending count)
+            return graph.relabeled({n.id: self.grad_text(n, g) for n, g in widest.items()})
         except GraphTooLargeError as exc:  # the steps still work: say why there is no picture
             # (not draw's own advice: its modules='box' is refused here)
             self.note = (f"graph not drawn: {exc.count:,} nodes, more than max_nodes="
@@ -350,7 +363,7 @@ class Stepper:
         """The standalone player: a full page, or with ``fragment=True`` a ``<div>``."""
         title = title or self.title
         if not title:
-            roots = [self.frames.name(r) for r in self.frames.roots]
+            roots = [self.frames.name(r) for r in self.frames.results]
             title = default_title(self.mode, ", ".join(roots[:3]) + (", …" if roots[3:] else ""))
         start = self._open()
         if fragment:
@@ -444,7 +457,8 @@ def _recorded_saved(tape) -> dict:
 
 
 def step_through(fn, *inputs, mode: str = "both", create_graph: bool | None = None,
-                 second: bool = False, **options) -> Stepper:
+                 second: bool = False, scheduler: str = "dfs", tangents=None,
+                 **options) -> Stepper:
     """Record ``fn(*inputs)`` and its backward pass, and return a ``Stepper`` over both.
 
     Plain numbers become ``Value`` leaves and numpy arrays (or lists) become
@@ -468,10 +482,36 @@ def step_through(fn, *inputs, mode: str = "both", create_graph: bool | None = No
     gradient through its own graph: the second derivative (see
     ``viz.recording`` for several inputs).  The picture is laid out once, for
     the forward graph and the gradient's graph together.
+
+    How the engine runs: ``scheduler="ready-queue"`` records the backward pass in
+    PyTorch's order (``loss.backward(scheduler="ready-queue")``): each node shows
+    how many contributions it still waits for (``grad — · pending 2``), turns
+    ``ready`` when the last one arrives, and every backward step's panel ends with
+    the ready queue.  A gradient hook (``register_hook``) that replaces a gradient
+    gets a step of its own, in either order (``viz.engine_notes``).
+
+    Forward mode: ``mode="forward-mode"`` records ``fn`` inside
+    ``forward_ad.dual_level()`` with each input made dual, ``make_dual(x, t)``, its
+    tangent from ``tangents`` (a tuple, one per input, as ``torch.func.jvp`` takes
+    them; default: ones), and replays it: nodes appear in creation order with their
+    tangent (``ṫ …`` where backward shows ``grad``), and each edge lights up with
+    local derivative × incoming tangent (``viz.tangent_frames``).  The output need
+    not be a scalar: its tangent is J·v.
     """
+    if mode == TANGENT_MODE:
+        if create_graph or second or scheduler != "dfs":
+            raise ValueError("step_through: mode='forward-mode' runs no backward pass, so "
+                             "create_graph, second and scheduler do not apply")
+        tape, names = record_forward_mode(fn, inputs, tangents)
+        _title(options, fn, names, mode)
+        return Stepper(tape, mode=mode, **options)
+    if tangents is not None:
+        raise ValueError("step_through: tangents= is for mode='forward-mode' (a tangent "
+                         "per input, pushed forward); backward mode starts from the output")
     if create_graph is None:
         create_graph = bool(second)
-    tape, names = record_call(fn, inputs, create_graph=create_graph, second=second)
+    tape, names = record_call(fn, inputs, create_graph=create_graph, second=second,
+                              scheduler=scheduler)
     fname = getattr(fn, "__name__", "")
     if fname.isidentifier() and not options.get("title"):
         subject = f"{fname}({', '.join(names)})"
@@ -480,6 +520,13 @@ def step_through(fn, *inputs, mode: str = "both", create_graph: bool | None = No
                             f"gradient's graph{', then its own backward' if second else ''}, "
                             f"step by step")
     return Stepper(tape, mode=mode, **options)
+
+
+def _title(options: dict, fn, names, mode: str) -> None:
+    """A page title naming the call, unless one was given (or ``fn`` is a lambda)."""
+    fname = getattr(fn, "__name__", "")
+    if fname.isidentifier() and not options.get("title"):
+        options["title"] = default_title(mode, f"{fname}({', '.join(names)})")
 
 
 class _showing:

@@ -169,7 +169,8 @@ def node_card(n, show_attrs: bool, colors: dict, highlighted: bool,
         head.append(cell(n.name))
     if head:
         rows.append(head)
-    rows.append([cell(f"{n.shape} {n.dtype}")])
+    if n.shape is not None:  # (a multi-output op's record has no shape of its own)
+        rows.append([cell(f"{n.shape} {n.dtype}")])
     if n.tiny:
         rows.append([Cell([visible(t) for t in _matrix_lines("data", n.data)], align="left")])
     if n.grad_label is not None:  # one text: the stepper rewrites it as gradients flow in

@@ -22,7 +22,8 @@ from .graph import strip_prolog
 from .view import node_key
 
 __all__ = [
-    "STATE_RULES", "NEW_COLOR", "NEW_FILL", "SvgTemplate", "css", "script", "state_css",
+    "STATE_RULES", "NEW_COLOR", "NEW_FILL", "READY_COLOR", "READY_FILL", "HOOK_COLOR",
+    "HOOK_FILL", "SvgTemplate", "css", "script", "state_css",
     "svg_template", "companion_strings", "grad_strings",
 ]
 
@@ -269,13 +270,18 @@ def _with_attrs(open_tag: str, attrs: str, cls: str | None = None) -> str:
 # in an id, which browsers match in constant time: a 300-node graph restyles in
 # milliseconds (``:is(#a,#b,…) > polygon``-style selectors took ~150 ms).
 NEW_COLOR, NEW_FILL = "#ca8a04", "#fef9c3"  # "new": just built (create_graph)
+READY_COLOR, READY_FILL = "#0891b2", "#cffafe"  # "ready": waiting in the ready queue
+HOOK_COLOR, HOOK_FILL = "#db2777", "#fce7f3"  # "hooked": a hook replaced the gradient
 STATE_RULES = (
     ("hidden", None, "", "opacity:0"),
     ("has-grad", "node", "s", "stroke:#2ca02c;stroke-width:2px"),
+    ("has-tangent", "node", "s", "stroke:#2ca02c;stroke-width:2px"),
     ("accumulated", "node", "s", "stroke:#9467bd;stroke-width:3px;stroke-dasharray:6 3"),
     ("passed", "edge", "p", "stroke:#2ca02c;stroke-width:1.6px"),
     ("passed", "edge", "a", "stroke:#2ca02c;fill:#2ca02c"),
     ("receiving", "node", "s", "stroke:#ff7f0e;stroke-width:3.5px;fill:#ffe8cc"),
+    # a ready-queue pass: every contribution arrived, waiting in the queue (viz.engine_notes)
+    ("ready", "node", "s", f"stroke:{READY_COLOR};stroke-width:3px;fill:{READY_FILL}"),
     ("current", "node", "s", "stroke:#d62728;stroke-width:3.5px"),
     # text made heavier by a thin outline, not font-weight: bold glyphs are wider than
     # the ones graphviz measured, and would run past their boxes
@@ -286,6 +292,8 @@ STATE_RULES = (
     ("new", "node", "s", f"stroke:{NEW_COLOR};stroke-width:3.5px;fill:{NEW_FILL}"),
     ("new", "edge", "p", f"stroke:{NEW_COLOR};stroke-width:2.5px"),
     ("new", "edge", "a", f"stroke:{NEW_COLOR};fill:{NEW_COLOR}"),
+    # a gradient hook just replaced this node's gradient
+    ("hooked", "node", "s", f"stroke:{HOOK_COLOR};stroke-width:4px;fill:{HOOK_FILL}"),
 )
 _KIND_PREFIX = {"node": "n_", "edge": "e_", None: ""}
 # A saved value backward has freed: faded, its text struck through (a companion
@@ -374,4 +382,5 @@ def companion_strings(frames, template: SvgTemplate | None, step: int,
 def grad_strings(frames, step: int, grad_text) -> dict[str, str]:
     """``{node element id: gradient text}`` at ``step``."""
     nodes = frames.nodes
-    return {node_key(n): grad_text(n, g) for n, g in zip(nodes, frames.grads(step).values())}
+    shown = frames.shown_grads(step)  # (with a ready-queue pass's pending counts)
+    return {node_key(n): grad_text(n, g) for n, g in zip(nodes, shown.values())}

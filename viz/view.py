@@ -380,6 +380,8 @@ def build_view(
     order = topological_order(recorded if recorded is not None else root_nodes)
     root_ids = tuple(dict.fromkeys(r.id for r in root_nodes))
     root_set = set(root_ids)
+    # an unused piece of a split next to a real result is a by-product, not an output
+    root_set = (root_set - {r.id for r in root_nodes if output_nr(r) is not None}) or root_set
     scopes = opts.scopes
     if scopes is None:
         scopes = getattr(roots, "scopes", None)  # a tape that also kept module scopes

@@ -72,7 +72,8 @@ class StepperWidget:
         self.counter = w.Label(layout=w.Layout(width=f"{widest}ch", min_width=f"{widest}ch"))
         self.graph = w.HTML(stepper.widget_svg_html())  # sent once
         # (the drawing and the mode, so the key, never change)
-        self._legend = legend(stepper.template, stepper.mode, stepper.frames.view)
+        self._legend = legend(stepper.template, stepper.mode, stepper.frames.view,
+                              stepper.frames.states)
         self.restyle = w.HTML()  # a <style> per step: the only thing that changes
         self.panel = w.HTML()
         controls = w.HBox(

@@ -1,0 +1,54 @@
+"""The README's code for forward mode, the function transforms and the jit runs as written
+and says what its comments and printed output claim."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+import numpy as np
+
+from tests._helpers import ROOT
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def _section(title: str) -> str:
+    start = README.index(f"## {title}\n")
+    end = README.index("\n## ", start + 3)
+    return README[start:end]
+
+
+def _blocks(section: str, lang: str = "") -> list[str]:
+    """The fenced blocks of ``section`` whose opening fence is ```` ```lang ````, in order."""
+    blocks, current, current_lang = [], None, None
+    for line in section.splitlines(keepends=True):
+        if current is None and line.startswith("```"):
+            current, current_lang = [], line[3:].strip()
+        elif current is not None and line.strip() == "```":
+            if current_lang == lang:
+                blocks.append("".join(current))
+            current = None
+        elif current is not None:
+            current.append(line)
+    return blocks
+
+
+def test_the_forward_mode_snippet_runs_and_its_comments_hold():
+    ns: dict = {}
+    exec(compile(_blocks(_section("Forward mode and function transforms"), "python")[0],
+                 "README.md", "exec"), ns)
+    x = ns["x"].data
+    np.testing.assert_allclose(ns["dy"].data, 1 - np.tanh(x) ** 2)
+    assert (ns["n"].forward, ns["n"].backward) == (3, 0)
+    hess = ns["func"].hessian(ns["f"])(ns["x"]).data
+    np.testing.assert_allclose(ns["hv"].data, hess @ np.ones(3), rtol=1e-12)
+
+
+def test_the_jit_snippet_prints_the_tape_the_readme_shows():
+    section = _section("Tracing and fusion")
+    code, shown = _blocks(section, "python")[0], _blocks(section)[-1]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile("import numpy as np\n" + code, "README.md", "exec"), {})
+    assert out.getvalue() == shown
