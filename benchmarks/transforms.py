@@ -1,0 +1,301 @@
+"""Function transforms: forward mode (jvp, jacfwd) against the forward pass, reverse mode
+(jacrev) against forward mode on a tall and a wide map, and both against torch.func.
+
+Two workloads:
+
+* **jvp through an MLP.**  The MLP 784-256-128-10 of ``mlp.py`` (ReLU, the same
+  float32 weights), batch 128, and a random tangent for its *input*:
+  ``jvp(model, (x,), (t,))`` gives ``model(x)`` and ``J·t`` in one forward pass
+  carrying the tangent.  Each Linear's tangent is one more matmul of the same
+  size (``ṫ Wᵀ``) and each ReLU's a mask, so 2× the forward pass alone is the
+  floor.  Target: minigrad's jvp <= 2.2× minigrad's forward, measured three ways (median
+  wall time, process CPU time, each side's quietest run: a busy shared machine
+  starves whole runs).  The same
+  computation written by hand in numpy (``numpy-fwd``, ``numpy-jvp``: the
+  matmuls and masks, nothing else) shows what this machine makes of that floor.
+* **Jacobians of a tall and a wide map.**  ``tall: ℝⁿ → ℝᵐ`` with n = ``--small``
+  inputs and m = ``--large`` outputs (an MLP n → ``--hidden`` → m, tanh), and
+  ``wide: ℝᵐ → ℝⁿ`` the other way round, float64, one input vector.  ``jacfwd``
+  runs one forward pass per input, ``jacrev`` one backward pass per output:
+  forward mode should win on the tall map and reverse mode on the wide one, by
+  about m/n.  The pass counts (``minigrad.func.count_passes``) are printed too.
+
+With torch installed, ``torch.func.jvp``/``jacfwd``/``jacrev`` run the same
+workloads (an optional reference: torch.func batches a Jacobian's columns or rows
+with ``vmap`` into one pass of batched ops, where minigrad loops, so expect it far
+ahead on Jacobians).  Each run is a separate process; runs alternate; we report
+medians over ``--repeats`` runs of the median call over ``--steps``, and ratios
+from the same run, with the machine's default BLAS threads and with one.  On a shared
+2-core machine trust the one-thread table: with two OpenBLAS threads and a busy
+neighbour, a single float32 ``x @ W.T`` of the MLP's first layer was seen taking 8-28 ms
+instead of 0.45 ms, in plain numpy as in minigrad, from one process to the next.
+
+    python benchmarks/transforms.py [--steps 50] [--repeats 3] [--threads 1] [--no-torch]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from _common import (  # noqa: E402
+    at_least,
+    interleave,
+    machine_line,
+    median,
+    pin_threads,
+    spread_mark,
+    timer,
+    with_torch,
+)
+from mlp import SIZES, init_weights, make_data  # noqa: E402
+
+WARMUP = 3  # calls before the clock starts (BLAS and allocator warm-up)
+JVP_WORKERS = ("fwd", "jvp")  # times the MLP's forward pass, and its jvp
+JAC_WORKERS = tuple(f"{mode}-{shape}" for shape in ("tall", "wide")
+                    for mode in ("jacfwd", "jacrev"))
+
+
+# --- the workloads ---------------------------------------------------------------------------
+def tangent_for(batch: int):
+    """The tangent of the MLP's input: float32, shaped like a batch of images."""
+    import numpy as np
+
+    return np.random.default_rng(5).standard_normal((batch, SIZES[0])).astype(np.float32)
+
+
+def map_weights(n_in: int, hidden: int, n_out: int, seed: int = 7):
+    """The weights of a small tanh MLP ``n_in → hidden → n_out`` (float64) and a point."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    w1 = rng.standard_normal((hidden, n_in)) / np.sqrt(n_in)
+    w2 = rng.standard_normal((n_out, hidden)) / np.sqrt(hidden)
+    return w1, rng.standard_normal(hidden), w2, rng.uniform(-1, 1, n_in)
+
+
+def map_shape(shape: str, small: int, large: int) -> tuple[int, int]:
+    """``(inputs, outputs)``: the tall map has few inputs and many outputs."""
+    return (small, large) if shape == "tall" else (large, small)
+
+
+def minigrad_fns(batch: int, small: int, large: int, hidden: int) -> dict:
+    """``{worker: call()}`` for minigrad; each call returns a float to check against torch."""
+    import numpy as np
+
+    from minigrad import Tensor, nn
+    from minigrad.func import jacfwd, jacrev, jvp
+
+    model = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 128), nn.ReLU(),
+                          nn.Linear(128, 10))
+    for p, w in zip(model.parameters(), init_weights()):
+        p.data[...] = w
+    x = Tensor(make_data(batch)[0])
+    t = tangent_for(batch)
+    fns = {"fwd": lambda: float(model(x).data.sum()),
+           "jvp": lambda: float(jvp(model, (x,), (t,))[1].data.sum())}
+    for shape in ("tall", "wide"):
+        w1, b1, w2, point = (Tensor(a) for a in map_weights(*_sizes(shape, small, large,
+                                                                    hidden)))
+
+        def f(v, w1=w1, b1=b1, w2=w2):
+            return (w2 @ (w1 @ v + b1).tanh()).tanh()
+
+        for mode, transform in (("jacfwd", jacfwd), ("jacrev", jacrev)):
+            fns[f"{mode}-{shape}"] = (lambda tr=transform, f=f, p=point:
+                                      float(np.abs(tr(f)(p).data).sum()))
+    return fns
+
+
+def _sizes(shape, small, large, hidden):
+    n_in, n_out = map_shape(shape, small, large)
+    return n_in, hidden, n_out
+
+
+def numpy_fns(batch: int) -> dict:
+    """The MLP's forward pass and its jvp written out in numpy: the floor of both."""
+    import numpy as np
+
+    w = init_weights()
+    x, t = make_data(batch)[0], tangent_for(batch)
+
+    def forward():
+        h = np.maximum(x @ w[0].T + w[1], 0)
+        h = np.maximum(h @ w[2].T + w[3], 0)
+        return float((h @ w[4].T + w[5]).sum())
+
+    def tangent():
+        z = x @ w[0].T + w[1]
+        dz = (t @ w[0].T) * (z > 0)
+        z2 = np.maximum(z, 0) @ w[2].T + w[3]
+        dz2 = (dz @ w[2].T) * (z2 > 0)
+        (np.maximum(z2, 0) @ w[4].T + w[5]).sum()
+        return float((dz2 @ w[4].T).sum())
+
+    return {"fwd": forward, "jvp": tangent}
+
+
+def torch_fns(batch: int, small: int, large: int, hidden: int, threads: int) -> dict:
+    import torch
+    from torch.func import jacfwd, jacrev, jvp
+
+    torch.set_num_threads(threads)
+    model = torch.nn.Sequential(torch.nn.Linear(784, 256), torch.nn.ReLU(),
+                                torch.nn.Linear(256, 128), torch.nn.ReLU(),
+                                torch.nn.Linear(128, 10))
+    with torch.no_grad():
+        for p, w in zip(model.parameters(), init_weights()):
+            p.copy_(torch.from_numpy(w))
+        model.requires_grad_(False)
+    x = torch.from_numpy(make_data(batch)[0])
+    t = torch.from_numpy(tangent_for(batch))
+    fns = {"fwd": lambda: float(model(x).sum()),
+           "jvp": lambda: float(jvp(model, (x,), (t,))[1].sum())}
+    for shape in ("tall", "wide"):
+        w1, b1, w2, point = (torch.from_numpy(a) for a in
+                             map_weights(*_sizes(shape, small, large, hidden)))
+
+        def f(v, w1=w1, b1=b1, w2=w2):
+            return torch.tanh(w2 @ torch.tanh(w1 @ v + b1))
+
+        for mode, transform in (("jacfwd", jacfwd), ("jacrev", jacrev)):
+            fns[f"{mode}-{shape}"] = (lambda tr=transform, f=f, p=point:
+                                      float(tr(f)(p).abs().sum()))
+    return fns
+
+
+def pass_counts(small: int, large: int, hidden: int) -> dict:
+    """``{worker: Passes}`` for the four Jacobians (in this process, untimed)."""
+    fns = minigrad_fns(1, small, large, hidden)
+    from minigrad.func import count_passes
+
+    counts = {}
+    for name in JAC_WORKERS:
+        with count_passes() as passes:
+            fns[name]()
+        counts[name] = passes
+    return counts
+
+
+def worker(impl: str, args) -> dict:
+    """``impl`` is ``<library>:<workload>``; time ``--steps`` calls of it."""
+    library, workload = impl.split(":")
+    sizes = (args.batch, args.small, args.large, args.hidden)
+    if library == "torch":
+        fns = torch_fns(*sizes, args.threads or os.cpu_count() or 1)
+    elif library == "numpy":
+        fns = numpy_fns(args.batch)
+    else:
+        fns = minigrad_fns(*sizes)
+    call = fns[workload]
+    for _ in range(WARMUP):
+        value = call()
+    times, cpu = [], []
+    for _ in range(args.steps):
+        t0, c0 = timer(), time.process_time()
+        call()
+        times.append(timer() - t0)
+        cpu.append(time.process_time() - c0)
+    return {"time": median(times), "cpu": median(cpu), "value": value}
+
+
+# --- the report ------------------------------------------------------------------------------
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--steps", type=at_least(5, "a median needs a few calls"), default=50)
+    ap.add_argument("--repeats", type=at_least(1), default=3)
+    ap.add_argument("--threads", type=int, default=None,
+                    help="BLAS (and torch) threads; by default both the machine's default "
+                         "(one per core) and 1")
+    ap.add_argument("--batch", type=at_least(1), default=128, help="the MLP's batch")
+    ap.add_argument("--small", type=at_least(1), default=8,
+                    help="the tall map's inputs (the wide map's outputs)")
+    ap.add_argument("--large", type=at_least(2), default=256,
+                    help="the tall map's outputs (the wide map's inputs)")
+    ap.add_argument("--hidden", type=at_least(1), default=64, help="the maps' hidden width")
+    ap.add_argument("--no-torch", action="store_true", help="skip the torch.func reference")
+    ap.add_argument("--worker")
+    args = ap.parse_args(argv)
+    if args.worker:
+        print(json.dumps(worker(args.worker, args)))
+        return
+    if args.small >= args.large:
+        ap.error(f"--small ({args.small}) must be below --large ({args.large}): the tall map "
+                 f"has fewer inputs than outputs")
+    libraries = ["minigrad"] if args.no_torch else with_torch(
+        ["minigrad"], "torch not installed: minigrad's ratios only")
+    impls = [f"{lib}:{w}" for lib in libraries for w in JVP_WORKERS + JAC_WORKERS]
+    impls += [f"numpy:{w}" for w in JVP_WORKERS]
+    print(_pass_table(pass_counts(args.small, args.large, args.hidden), args))
+    for threads in [args.threads] if args.threads else [os.cpu_count() or 1, 1]:
+        print()
+        _compare(impls, libraries, args, threads)
+
+
+def _pass_table(counts: dict, args) -> str:
+    lines = [f"{'Jacobian':<14}{'shape':>10}{'forward':>9}{'backward':>10}{'ops':>7}"]
+    for name, p in counts.items():
+        n_in, n_out = map_shape(name.split("-")[1], args.small, args.large)
+        lines.append(f"{name:<14}{f'{n_out}×{n_in}':>10}{p.forward:>9}{p.backward:>10}"
+                     f"{p.ops:>7}")
+    return "passes (minigrad.func.count_passes):\n  " + "\n  ".join(lines)
+
+
+def _compare(impls, libraries, args, threads):
+    pin_threads(threads)
+    forwarded = ["--steps", str(args.steps), "--threads", str(threads), "--batch",
+                 str(args.batch), "--small", str(args.small), "--large", str(args.large),
+                 "--hidden", str(args.hidden)]
+    res = interleave(__file__, impls, forwarded, args.repeats)
+    est = {impl: median([r["time"] for r in runs]) for impl, runs in res.items()}
+    print(machine_line(threads))
+    print(f"median call of {args.steps}, median of {args.repeats} runs; MLP "
+          f"{'-'.join(map(str, SIZES))} batch {args.batch} float32; maps "
+          f"{args.small}→{args.hidden}→{args.large} and back, float64")
+    print(f"  {'workload':<16}" + "".join(f"{lib:>14}" for lib in libraries + ["numpy"]))
+    for w in JVP_WORKERS + JAC_WORKERS:
+        row = "".join(f"{1e3 * est[f'{lib}:{w}']:>11.3f} ms" if f"{lib}:{w}" in est
+                      else f"{'':>14}" for lib in libraries + ["numpy"])
+        print(f"  {w:<16}{row}")
+    mg = {w: est[f"minigrad:{w}"] for w in JVP_WORKERS + JAC_WORKERS}
+    cpu = {impl: median([r["cpu"] for r in runs]) for impl, runs in res.items()}
+    quiet = {impl: min(r["time"] for r in runs) for impl, runs in res.items()}
+    for what, t in (("median wall time", est), ("CPU time", cpu), ("quietest runs", quiet)):
+        print(f"ratio jvp / forward by {what:<16}: minigrad "
+              f"{t['minigrad:jvp'] / t['minigrad:fwd']:.2f} (target <= 2.2), numpy floor "
+              f"{t['numpy:jvp'] / t['numpy:fwd']:.2f}; minigrad jvp / numpy jvp "
+              f"{t['minigrad:jvp'] / t['numpy:jvp']:.2f}")
+    print("  (CPU time does not count waiting for a core: the figure to trust on a busy "
+          "machine with one thread; quietest: each side's fastest run)")
+    print(f"ratio tall: jacrev / jacfwd = {mg['jacrev-tall'] / mg['jacfwd-tall']:.1f}  "
+          f"(forward mode should win, by about m/n = {args.large / args.small:.0f})")
+    print(f"ratio wide: jacfwd / jacrev = {mg['jacfwd-wide'] / mg['jacrev-wide']:.1f}  "
+          f"(reverse mode should win)")
+    if "torch" in libraries:
+        ratios = ", ".join(f"{w} {mg[w] / est[f'torch:{w}']:.2f}"
+                           for w in JVP_WORKERS + JAC_WORKERS)
+        print(f"ratio minigrad/torch.func: {ratios}")
+        same = all(_agree(res[f"minigrad:{w}"][0]["value"], res[f"torch:{w}"][0]["value"])
+                   for w in JVP_WORKERS + JAC_WORKERS)
+        print(f"same results as torch (to 1e-4 relative): {same}")
+    same = all(_agree(res[f"minigrad:jacfwd-{s}"][0]["value"],
+                      res[f"minigrad:jacrev-{s}"][0]["value"]) for s in ("tall", "wide"))
+    print(f"jacfwd and jacrev give the same Jacobians: {same}")
+    for impl in ("minigrad:jvp", "minigrad:fwd"):
+        busy = spread_mark(impl, [r["time"] for r in res[impl]])
+        if busy:
+            print(busy)
+
+
+def _agree(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-4 * max(abs(a), abs(b), 1e-12)
+
+
+if __name__ == "__main__":
+    main()

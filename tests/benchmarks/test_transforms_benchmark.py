@@ -1,0 +1,56 @@
+"""benchmarks/transforms.py runs end to end at tiny sizes (its figures are not asserted)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests._helpers import ROOT
+
+SCRIPT = str(ROOT / "benchmarks" / "transforms.py")
+TINY = ["--batch", "4", "--small", "2", "--large", "5", "--hidden", "3", "--steps", "5"]
+
+
+def _run(*args, timeout=300):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True,
+                          env=env, timeout=timeout)
+
+
+def test_the_transforms_benchmark_prints_passes_and_ratios_at_tiny_sizes():
+    proc = _run(*TINY, "--repeats", "1", "--threads", "1", "--no-torch")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    rows = {line.split()[0]: line.split()[1:] for line in out.splitlines()
+            if line.strip().startswith(("jacfwd-", "jacrev-")) and "×" in line}
+    # (shape, forward passes, backward passes): a pass per input column or output row
+    assert {k: v[:3] for k, v in rows.items()} == {
+        "jacfwd-tall": ["5×2", "2", "0"], "jacrev-tall": ["5×2", "1", "5"],
+        "jacfwd-wide": ["2×5", "5", "0"], "jacrev-wide": ["2×5", "1", "2"]}
+    assert all(f"ratio jvp / forward by {how}" in out for how in ("median wall time", "CPU time",
+                                                                 "quietest runs"))
+    assert "jacfwd and jacrev give the same Jacobians: True" in out
+    header = next(line for line in out.splitlines() if line.strip().startswith("workload"))
+    assert header.split() == ["workload", "minigrad", "numpy"]  # --no-torch: no torch column
+
+
+def test_the_torch_worker_computes_what_minigrad_does():
+    pytest.importorskip("torch")
+    results = {}
+    for lib in ("minigrad", "torch"):
+        for workload in ("jvp", "jacrev-wide"):
+            proc = _run(*TINY, "--threads", "1", "--worker", f"{lib}:{workload}")
+            assert proc.returncode == 0, proc.stderr
+            results[lib, workload] = json.loads(proc.stdout.splitlines()[-1])["value"]
+    for workload in ("jvp", "jacrev-wide"):
+        a, b = results["minigrad", workload], results["torch", workload]
+        assert abs(a - b) <= 1e-4 * abs(b), (workload, a, b)
+
+
+def test_a_tall_map_must_be_taller_than_wide():
+    proc = _run("--small", "6", "--large", "6", timeout=60)
+    assert proc.returncode == 2 and "must be below --large" in proc.stderr
