@@ -21,6 +21,7 @@ import numpy as np
 
 from ..autograd import forward_ad
 from ..autograd.grad_mode import no_grad
+from ..autograd.node import tangent_of
 from ..tensor import Tensor
 from ..value import Value
 from . import counting
@@ -58,9 +59,10 @@ def jvp(func, primals, tangents, *, has_aux: bool = False):
         outs = out if isinstance(out, tuple) else (out,)
         for o in outs:
             check_output(o, "jvp")
-        pairs = [forward_ad.unpack_dual(o) for o in outs]
-        primal_out = tuple(live_result(p.primal, live) for p in pairs)
-        tangent_out = tuple(_tangent_result(o, p.tangent, live) for o, p in zip(outs, pairs))
+        # (each output's tangent as it is: unpack_dual would make a primal view node per
+        # output, which only an outer differentiation of the primal needs)
+        primal_out = tuple(live_result(o, live) for o in outs)
+        tangent_out = tuple(_tangent_result(o, tangent_of(o), live) for o in outs)
     if not isinstance(out, tuple):
         primal_out, tangent_out = primal_out[0], tangent_out[0]
     return (primal_out, tangent_out, aux) if has_aux else (primal_out, tangent_out)
