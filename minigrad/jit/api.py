@@ -48,23 +48,29 @@ class Jitted:
         functools.update_wrapper(self, fn)
 
     def __call__(self, *args):
+        compiled, arrays = self.program(args)
+        if compiled is None:
+            return self.fn(*args)
+        return compiled.run(args, arrays)
+
+    def program(self, args) -> tuple:
+        """``(compiled, param arrays)`` to run ``args`` with, traced and compiled if
+        needed; ``(None, None)`` when this signature runs eagerly.  Counts in ``stats``."""
         key = _signature(args)
         compiled = self.cache.get(key)
         if compiled.__class__ is Compiled:
             arrays = compiled.param_arrays()  # None: a param changed shape or dtype
             if arrays is not None:
                 self.stats["hits"] += 1
-                return compiled.run(args, arrays)
+                return compiled, arrays
+        if compiled is not _EAGER:
+            start = time.perf_counter()
+            compiled = self.compile(key, args)
+            self.stats["trace_seconds"] += time.perf_counter() - start
         if compiled is _EAGER:
             self.stats["fallbacks"] += 1
-            return self.fn(*args)
-        start = time.perf_counter()
-        compiled = self.compile(key, args)
-        self.stats["trace_seconds"] += time.perf_counter() - start
-        if compiled is _EAGER:
-            self.stats["fallbacks"] += 1
-            return self.fn(*args)
-        return compiled(*args)
+            return None, None
+        return compiled, compiled.param_arrays()
 
     def compile(self, key, args):
         """Trace ``fn`` on ``args``, run the passes, compile; cache under ``key``."""

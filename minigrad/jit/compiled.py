@@ -45,8 +45,13 @@ import numpy as np
 from ..autograd.accumulate import unbroadcast
 from ..autograd.node import init_node
 from ..autograd.registry import Op, passthrough
+from ..functional.conv import CONV2D
+from ..functional.fused import BATCH_NORM2D_RELU, CONV2D_RELU, LINEAR_RELU
+from ..functional.linear import LINEAR
+from ..functional.norm import BATCH_NORM
 from ..tensor import Tensor
 from ..tensor_args import as_array_result
+from ..tensor_ops import RELU
 from .ir import COMPILER, Eqn, Trace, run_eqn, type_text
 from .kernels import fast_numpy
 from .passes import op_kernel
@@ -238,8 +243,14 @@ def _backward(trace, parents, needs, need, name, ns, saved_names):
             lines.append(f"    r{k} = V{k}({args})")
             parts = [f"r{k}[{slot}]" for slot in range(len(e.ins))]
         else:
+            rules = op.grads
+            layer = _layer_of(op)
+            if layer is not None and saved == [f"*s{k}"]:  # a layer+ReLU op: relu's rule once
+                ns["relu_rule"] = RELU.grads[0]
+                lines.append(f"    m{k} = relu_rule({g}, s{k}[-1])  # g·[out > 0], for each rule")
+                rules, args = layer.grads, f"m{k}, *s{k}[:-1]"
             parts = []
-            for slot, rule in enumerate(op.grads):
+            for slot, rule in enumerate(rules):
                 if rule is passthrough:
                     parts.append(g)
                     continue
@@ -262,6 +273,16 @@ def _backward(trace, parents, needs, need, name, ns, saved_names):
         results = [r if r == "None" or r in fresh else f"own({r}, g, taken)" for r in results]
     lines.append(f"    return ({''.join(r + ', ' for r in results)})")
     return lines, used
+
+
+def _layer_of(op):
+    """The layer of a fused layer+ReLU op (``functional/fused.py``), else ``None``.
+
+    Each rule of such an op is ``layer_rule(relu_rule(g, out), *layer_saved)``: called
+    one by one, they would mask ``g`` once per input; the backward masks it once and
+    calls the layer's rules, the very same calls (``test_train_step.py``, with eager).
+    """
+    return {LINEAR_RELU: LINEAR, CONV2D_RELU: CONV2D, BATCH_NORM2D_RELU: BATCH_NORM}.get(op)
 
 
 def _add(lines, grad, fresh, v, c) -> None:

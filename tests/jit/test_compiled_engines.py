@@ -20,6 +20,7 @@ import pytest
 
 from minigrad import Tensor, apply_op, jit
 from minigrad.autograd import engine
+from minigrad.functional.fused import BATCH_NORM2D_RELU, CONV2D_RELU, LINEAR_RELU
 from minigrad.jit.passes import op_kernel
 from tests.jit.test_fusion_registry import SHAPES, random_chain
 
@@ -125,3 +126,24 @@ def test_a_fused_kernel_marks_which_gradients_are_new_arrays():
     assert kernel_of(lambda x, y: (x + y).tanh() + x, x, y).fresh == (True, True)
     # z's gradient is the kernel's own g: not new
     assert kernel_of(lambda x, y, z: (x * y).tanh() + z, x, x, x).fresh == (True, True, False)
+
+
+@pytest.mark.parametrize("op", [LINEAR_RELU, CONV2D_RELU, BATCH_NORM2D_RELU],
+                         ids=lambda op: op.name)
+def test_a_layer_relu_op_masks_g_once_and_gives_eager_bits(op):
+    for inputs, attrs in op.cases(np.random.default_rng(0)):
+        arrays = [np.asarray(x, np.float32) for x in inputs]
+        shape = apply_op(op, *[Tensor(a) for a in arrays], **attrs).data.shape
+        up = Tensor(np.random.default_rng(1).standard_normal(shape).astype(np.float32))
+
+        def fn(*xs, attrs=attrs):
+            return (apply_op(op, *xs[:-1], **attrs) * xs[-1]).sum()  # xs[-1]: upstream
+
+        results = []
+        for f in (fn, jit.jit(fn)):
+            xs = [Tensor(a, requires_grad=True) for a in arrays]
+            f(*xs, up).backward()
+            results.append([_bits(x.grad) for x in xs])
+        assert results[0] == results[1]
+        xs = [Tensor(a, requires_grad=True) for a in arrays]
+        assert jit.jit(fn).source(*xs, up).count("relu_rule(") == 1
