@@ -18,7 +18,8 @@ forward, then the generated backward seeded with 1, stores each param's
 gradient as its ``.grad`` (the backward returns new arrays: nothing to copy)
 and calls ``optimizer.step()``.  What ``jit`` alone still pays per step, the
 graph node, the engine's walk and ``zero_grad``'s loop, is gone.  Params the
-optimizer does not hold accumulate their gradients, as with ``backward()``.
+optimizer does not hold, and inputs that require grad, accumulate their
+gradients, as with ``backward()``.
 """
 
 from __future__ import annotations
@@ -54,11 +55,11 @@ class TrainStep:
         if out.shape != ():
             raise ValueError(f"train_step: {compiled.trace.name} must return a scalar loss, "
                              f"got shape {out.shape}")
-        grads = compiled.op.vjp(np.ones_like(out), *saved)[len(datas):]
+        grads = compiled.op.vjp(np.ones_like(out), *saved)
         opt.zero_grad()
-        for p, g in zip(compiled.params, grads):
+        for t, g in zip((*args, *compiled.params), grads):
             if g is not None:  # (a gradient left after zero_grad: not the optimizer's param)
-                p.grad = g if p.grad is None else np.asarray(p.grad + g)
+                t.grad = g if t.grad is None else np.asarray(t.grad + g)
         opt.step()
         return Tensor(np.asarray(out), dtype=out.dtype)
 

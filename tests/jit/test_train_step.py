@@ -101,3 +101,23 @@ def test_a_loss_that_is_not_a_scalar_is_a_clear_error():
     step = jit.train_step(lambda x: model(x), optim.SGD(model.parameters(), lr=0.1))
     with pytest.raises(ValueError, match="must return a scalar loss, got shape"):
         step(_batches(1)[0][0])
+
+
+def test_an_input_that_requires_grad_gets_its_gradient_as_with_backward():
+    def run(compiled):
+        model = _model()
+        x = Tensor(_batches(1)[0][0].data, requires_grad=True)
+        y = _batches(1)[0][1]
+        loss_fn = lambda x, y: F.cross_entropy(model(x), y)  # noqa: E731
+        opt = optim.SGD(model.parameters(), lr=0.1)
+        if compiled:
+            jit.train_step(loss_fn, opt)(x, y)
+        else:
+            loss = loss_fn(x, y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        return x.grad
+
+    eager, jitted = run(False), run(True)
+    assert jitted is not None and jitted.tobytes() == eager.tobytes()
