@@ -12,7 +12,9 @@ alternating, medians (``_common.py``); ratios are to numpy in the same run:
   Targets: jit >= 2x faster than eager minigrad, and faster than numpy.
 * ``mlp``: the 784-256-128-10 training step of ``benchmarks/mlp.py`` (batch 128,
   SGD), the model's forward and loss under ``jit`` (``nn.Linear(..., activation=
-  "relu")``: the fused ``linear_relu`` op).  Target: jit <= 1.0x numpy.
+  "relu")``: the fused ``linear_relu`` op); ``jit-step``: the whole step as one
+  ``jit.train_step`` (forward, backward, SGD; no graph node, no engine walk).
+  Target: jit <= 1.0x numpy.
 * ``tiny``: the 4x4 chain of ``benchmarks/tensor_ops.py`` (50 steps of
   ``h = tanh(h*w + b)``, 150 nodes eagerly).  Target: jit <= 1.2x numpy.
 
@@ -37,7 +39,7 @@ from _common import at_least, interleave, machine_line, median, pin_threads, tim
 
 CASES = ("chain_4M", "mlp", "tiny")
 IMPLS = {"chain_4M": ("numpy", "minigrad", "jit", "jit-1thread", "jit-numexpr"),
-         "mlp": ("numpy", "minigrad", "jit"), "tiny": ("numpy", "minigrad", "jit")}
+         "mlp": ("numpy", "minigrad", "jit", "jit-step"), "tiny": ("numpy", "minigrad", "jit")}
 N = 4_000_000
 STEPS = 50
 
@@ -180,11 +182,31 @@ def jit_mlp_step_fn():
     return step
 
 
+def jit_train_step_fn():
+    """The same step as one ``jit.train_step``: forward, backward and SGD, no graph."""
+    from mlp import LR, init_weights
+
+    import minigrad.functional as F
+    from minigrad import Tensor, jit, nn, optim
+
+    model = nn.Sequential(nn.Linear(784, 256, activation="relu"),
+                          nn.Linear(256, 128, activation="relu"), nn.Linear(128, 10))
+    for p, w in zip(model.parameters(), init_weights()):
+        p.data[...] = w
+    opt = optim.SGD(model.parameters(), lr=LR)
+    train = jit.train_step(lambda x, y: F.cross_entropy(model(x), y), opt)
+
+    def step(x, y):
+        return train(Tensor(x), Tensor(y)).item()
+
+    return step
+
+
 def mlp_worker(impl, reps):
     from mlp import BATCH, WARMUP, batches, make_data, minigrad_step_fn, numpy_step_fn
 
     step = {"numpy": numpy_step_fn, "minigrad": minigrad_step_fn,
-            "jit": jit_mlp_step_fn}[impl]()
+            "jit": jit_mlp_step_fn, "jit-step": jit_train_step_fn}[impl]()
     Xw, yw = make_data(WARMUP * BATCH, seed=2)
     first = None
     for x, t in batches(Xw, yw):

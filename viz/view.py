@@ -447,8 +447,9 @@ def _view_node(node, is_root, names, scope_of, opts):
         vn.shape = format_shape(data.shape)
         vn.dtype = str(data.dtype)
         vn.size = int(data.size)
-        vn.tiny = vn.size <= preview
-        vn.data = format_array(data, digits, width, preview)
+        no_value = getattr(data, "no_value", False)  # (a traced program's value: jit)
+        vn.tiny = vn.size <= preview and not no_value
+        vn.data = "(no value)" if no_value else format_array(data, digits, width, preview)
         if show_grad:
             if grad is None:
                 vn.grad = NO_GRAD

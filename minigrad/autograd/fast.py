@@ -30,6 +30,9 @@ The shortcuts, each with the test that pins what it relies on:
   A leaf's first contribution is copied only when it may be shared (``g``
   passed through, a view, a read-only array).  (The equivalence test checks
   that no leaf's ``.grad`` shares memory with another node's gradient.)
+* **A vjp's gradients that fit and are new arrays go in unchecked.**  The one
+  vjp op whose node sets ``grads_fit_inputs`` is a ``jit``-compiled trace, whose
+  generated backward promises that.  (``tests/jit/test_compiled_engines.py``.)
 * **A multi-output record's gradient** (``outputs.py``) is an ``OutputGrads``, one
   slot per output: its outputs' rules are vjps, and ``_run_vjp`` adds such a share
   with ``+`` as the reference engine does, never into a buffer in place.
@@ -133,10 +136,13 @@ def run_tensor(order, retain_graph) -> None:
 def _run_vjp(node, g, saved, attrs, owned) -> None:
     """A node whose op gives one ``vjp`` for all inputs (a custom Function, ``cat``)."""
     grads = node.op.vjp(g, *saved, **attrs) if attrs else node.op.vjp(g, *saved)
+    fits = node.grads_fit_inputs  # (a jit-compiled node: new arrays that fit, unshared)
     for parent, local in zip(node.parents, vjp_results(node, grads)):
         if local is None or not parent.requires_grad:
             continue
-        if owned is not None and local.__class__ is not OutputGrads:
+        if fits and parent.grad is None:
+            parent.grad = local
+        elif owned is not None and local.__class__ is not OutputGrads:
             _accumulate_array(parent, local, g, owned)
         else:
             grad = parent.grad

@@ -3,7 +3,8 @@
 A signature is each input's shape, dtype and ``requires_grad``: a call with a
 new one traces again (a different shape is a different program; which inputs
 need gradients decides which gradients the backward computes).  Captured
-params are checked too: a model whose weights changed shape retraces.
+params are checked too (``Compiled.param_arrays``): a model whose weights
+changed shape retraces.
 
 When tracing refuses (``TraceError``: value-dependent control flow, a random
 op, ... see ``tracing.py``), ``jit`` warns once and runs that signature eagerly
@@ -47,21 +48,29 @@ class Jitted:
         functools.update_wrapper(self, fn)
 
     def __call__(self, *args):
+        compiled, arrays = self.program(args)
+        if compiled is None:
+            return self.fn(*args)
+        return compiled.run(args, arrays)
+
+    def program(self, args) -> tuple:
+        """``(compiled, param arrays)`` to run ``args`` with, traced and compiled if
+        needed; ``(None, None)`` when this signature runs eagerly.  Counts in ``stats``."""
         key = _signature(args)
         compiled = self.cache.get(key)
-        if compiled is not None and compiled is not _EAGER and not _params_changed(compiled):
-            self.stats["hits"] += 1
-            return compiled(*args)
+        if compiled.__class__ is Compiled:
+            arrays = compiled.param_arrays()  # None: a param changed shape or dtype
+            if arrays is not None:
+                self.stats["hits"] += 1
+                return compiled, arrays
+        if compiled is not _EAGER:
+            start = time.perf_counter()
+            compiled = self.compile(key, args)
+            self.stats["trace_seconds"] += time.perf_counter() - start
         if compiled is _EAGER:
             self.stats["fallbacks"] += 1
-            return self.fn(*args)
-        start = time.perf_counter()
-        compiled = self.compile(key, args)
-        self.stats["trace_seconds"] += time.perf_counter() - start
-        if compiled is _EAGER:
-            self.stats["fallbacks"] += 1
-            return self.fn(*args)
-        return compiled(*args)
+            return None, None
+        return compiled, compiled.param_arrays()
 
     def compile(self, key, args):
         """Trace ``fn`` on ``args``, run the passes, compile; cache under ``key``."""
@@ -76,7 +85,6 @@ class Jitted:
         t = self.passes(t, self.backend) if self.passes is optimize else self.passes(t)
         needs = tuple(r for _, _, r in key) + tuple(True for _ in t.params)
         compiled = Compiled(t, needs, self.backend)
-        compiled.shapes = [(v.source, v.shape, v.dtype) for v in t.params]
         self.cache[key] = compiled
         return compiled
 
@@ -101,14 +109,6 @@ class Jitted:
 
 
 _EAGER = object()  # a cache entry: this signature runs eagerly
-
-
-def _params_changed(compiled) -> bool:
-    for t, shape, dtype in compiled.shapes:
-        d = t.data
-        if d.shape != shape or d.dtype != dtype:
-            return True
-    return False
 
 
 def jit(fn=None, *, passes=optimize, backend: str | None = None):

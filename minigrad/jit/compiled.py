@@ -15,22 +15,45 @@
   never computed (the trace knows which do: ``needs``).
 
 The compiled trace runs as ONE registry op per trace (``Compiled.op``, not
-registered globally), applied through ``apply_op``: eager code around it
-backpropagates through it, and ``viz.draw`` shows it as one node.  Its backward
-runs on raw arrays, so ``create_graph=True`` through it is a clear error.
+registered globally): a call records one graph node, which eager code around it
+backpropagates through, and ``viz.draw`` shows as one node.  Its backward runs on
+raw arrays, so ``create_graph=True`` through it is a clear error.
 ``Compiled.source()`` is the generated text, to read.
+
+Two things make a call cheap when a trace has many params (a model's weights):
+
+* **The node declares that its gradients fit** (``grads_fit_inputs``): the
+  backward returns each gradient as a new array of its input's shape and dtype
+  (``_backward``), so the fast engine stores it with no check and no copy.
+  ``apply_op(compiled.op, ...)`` builds the same node without the flag: the
+  readable path, where the engine checks and copies;
+  ``tests/jit/test_compiled_engines.py`` proves the two give the same bits, and
+  the reference engine too.
+* **Params are checked by identity**: a call reads each param's array; when every
+  one is the very array of the last call, none can have a new shape or dtype.
+  Only when some array was replaced are shapes and dtypes compared (an array
+  reshaped in place, ``a.shape = ...``, is not seen: assign a new array).
 """
 
 from __future__ import annotations
 
 from functools import partial
+from operator import is_
 
 import numpy as np
 
 from ..autograd.accumulate import unbroadcast
+from ..autograd.node import init_node
 from ..autograd.registry import Op, passthrough
-from ..tensor import Tensor, apply_op
-from .ir import COMPILER, Eqn, Trace, run_eqn
+from ..functional.conv import CONV2D
+from ..functional.fused import BATCH_NORM2D_RELU, CONV2D_RELU, LINEAR_RELU
+from ..functional.linear import LINEAR
+from ..functional.norm import BATCH_NORM
+from ..tensor import Tensor
+from ..tensor_args import as_array_result
+from ..tensor_ops import RELU
+from .ir import COMPILER, Eqn, Trace, run_eqn, type_text
+from .kernels import fast_numpy
 from .passes import op_kernel
 
 __all__ = ["Compiled", "compile_trace"]
@@ -73,10 +96,41 @@ class Compiled:
                      formulas=(f"the backward of {trace.name}'s trace, unrolled",),
                      twice_differentiable=False, doc=self._source)
         self.params = [v.source for v in trace.params]
+        self._arrays = [v.value for v in trace.params]  # the params' arrays at the last call
+
+    def param_arrays(self) -> list | None:
+        """The params' arrays now, or ``None`` when one has another shape or dtype than
+        traced (then this trace is stale: ``jit`` traces again)."""
+        arrays = [p.data for p in self.params]
+        if all(map(is_, arrays, self._arrays)):  # the same arrays as last time
+            return arrays
+        for v, a in zip(self.trace.params, arrays):
+            if a.shape != v.shape or a.dtype != v.dtype:
+                return None
+        self._arrays = arrays
+        return arrays
 
     def __call__(self, *args):
         """Run on inputs of the traced shapes and dtypes: one recorded graph node."""
-        return apply_op(self.op, *args, *self.params)
+        arrays = self.param_arrays()
+        if arrays is None:
+            stale = [f"{v.name} {type_text(v.shape, v.dtype)} -> "
+                     f"{type_text(v.value.shape, v.value.dtype)}" for v in self.trace.params
+                     if v.value.shape != v.shape or v.value.dtype != v.dtype]
+            raise ValueError(f"jit.compile: {self.trace.name}'s params changed since it was "
+                             f"traced ({', '.join(stale)}); trace it again")
+        return self.run(args, arrays)
+
+    def run(self, args, arrays):
+        """The node of one call on ``args``, with the params' current ``arrays``."""
+        datas = self.trace.check_inputs(args)
+        out, saved = self.op.forward(*datas, *arrays)
+        if out.__class__ is not np.ndarray:
+            out, saved = as_array_result(out, saved)
+        inputs = [a if isinstance(a, Tensor) else Tensor(d, dtype=d.dtype)
+                  for a, d in zip(args, datas)]
+        return init_node(object.__new__(Tensor), out, self.op, (*inputs, *self.params),
+                         saved, None, True)
 
     def source(self) -> str:
         """The generated Python: the fused kernels, then the forward and the backward."""
@@ -96,7 +150,7 @@ def compile_trace(trace: Trace, needs: tuple | None = None,
 
 def _generate(trace, parents, needs):
     """The source of ``forward`` and ``backward``, and the names it refers to."""
-    ns = {"np": np, "unbroadcast": unbroadcast, "fit": _fit, "run": _run}
+    ns = {"np": fast_numpy(), "unbroadcast": unbroadcast, "fit": _fit, "run": _run}
     name = {}
     for i, v in enumerate(parents):
         name[v] = f"x{i}" if v.kind == "input" else f"p{i - len(trace.inputs)}"
@@ -149,9 +203,17 @@ def _attrs(attrs) -> str:
 
 
 def _backward(trace, parents, needs, need, name, ns, saved_names):
-    """The backward's lines, and the forward names it reads (its arguments)."""
+    """The backward's lines, and the forward names it reads (its arguments).
+
+    Every gradient it returns is a new array in its input's shape and dtype that
+    nothing else holds, which lets the engine store it unchecked (``Compiled``'s node
+    has ``grads_fit_inputs``): a sum is new, and so is a kernel's gradient that its
+    writer marked fresh (``Kernel.fresh``); any other one goes through ``own``, which
+    copies it when it may be shared (``g`` itself, a view, read-only, returned twice).
+    """
     lines, used = [], []
     grad = {trace.outputs[0]: "g"}
+    fresh = set()  # names of gradients known to be new arrays
     for k in range(len(trace.eqns) - 1, -1, -1):
         e = trace.eqns[k]
         g = grad.get(e.out)
@@ -162,13 +224,33 @@ def _backward(trace, parents, needs, need, name, ns, saved_names):
         used.extend(s.lstrip("*") for s in saved)
         args = ", ".join([g, *saved])
         lines.append(f"    # {e.line()}")
+        if e.body is not None:  # a fused kernel: its gradients fit, unpacked in one go
+            ns[f"V{k}"] = op.vjp
+            kernel_fresh = op_kernel[op].fresh
+            targets = [f"c{k}_{slot}" if v in grad else f"g{name[v]}" if v in need else "_"
+                       for slot, v in enumerate(e.ins)]
+            lines.append(f"    {', '.join(targets)}, = V{k}({args})")
+            for slot, (v, target) in enumerate(zip(e.ins, targets)):
+                if target.startswith("c"):
+                    _add(lines, grad, fresh, v, target)
+                elif target != "_":
+                    grad[v] = target
+                    if kernel_fresh[slot]:
+                        fresh.add(target)
+            continue
         if op.vjp is not None:
             ns[f"V{k}"] = partial(op.vjp, **e.attrs) if e.attrs else op.vjp
             lines.append(f"    r{k} = V{k}({args})")
             parts = [f"r{k}[{slot}]" for slot in range(len(e.ins))]
         else:
+            rules = op.grads
+            layer = _layer_of(op)
+            if layer is not None and saved == [f"*s{k}"]:  # a layer+ReLU op: relu's rule once
+                ns["relu_rule"] = RELU.grads[0]
+                lines.append(f"    m{k} = relu_rule({g}, s{k}[-1])  # g·[out > 0], for each rule")
+                rules, args = layer.grads, f"m{k}, *s{k}[:-1]"
             parts = []
-            for slot, rule in enumerate(op.grads):
+            for slot, rule in enumerate(rules):
                 if rule is passthrough:
                     parts.append(g)
                     continue
@@ -180,13 +262,43 @@ def _backward(trace, parents, needs, need, name, ns, saved_names):
             c = f"c{k}_{slot}"
             lines.append(f"    {c} = {_fitted(e, v, part)}")
             if v in grad:
-                lines.append(f"    {grad[v]} = {grad[v]} + {c}")
+                _add(lines, grad, fresh, v, c)
             else:
                 grad[v] = f"g{name[v]}"
                 lines.append(f"    {grad[v]} = {c}")
     results = [grad.get(v, "None") if n else "None" for v, n in zip(parents, needs)]
+    if any(r != "None" and r not in fresh for r in results):
+        ns["own"] = _own
+        lines.append("    taken = set()  # (what own() handed out)")
+        results = [r if r == "None" or r in fresh else f"own({r}, g, taken)" for r in results]
     lines.append(f"    return ({''.join(r + ', ' for r in results)})")
     return lines, used
+
+
+def _layer_of(op):
+    """The layer of a fused layer+ReLU op (``functional/fused.py``), else ``None``.
+
+    Each rule of such an op is ``layer_rule(relu_rule(g, out), *layer_saved)``: called
+    one by one, they would mask ``g`` once per input; the backward masks it once and
+    calls the layer's rules, the very same calls (``test_train_step.py``, with eager).
+    """
+    return {LINEAR_RELU: LINEAR, CONV2D_RELU: CONV2D, BATCH_NORM2D_RELU: BATCH_NORM}.get(op)
+
+
+def _add(lines, grad, fresh, v, c) -> None:
+    """``grad[v] += c`` as a new array (a 0-d sum is a numpy scalar: made an array)."""
+    total = f"{grad[v]} + {c}" if v.shape else f"np.asarray({grad[v]} + {c})"
+    lines.append(f"    {grad[v]} = {total}")
+    fresh.add(grad[v])
+
+
+def _own(x, g, taken):
+    """``x`` as an array nothing else holds: a copy when it may be shared (see _backward)."""
+    if x is g or x.__class__ is not np.ndarray or x.base is not None or (
+            not x.flags.writeable or id(x) in taken):
+        x = np.array(x)
+    taken.add(id(x))
+    return x
 
 
 def _fitted(e, v, part) -> str:

@@ -16,6 +16,8 @@ The graph becomes Python source (``Kernel.source``) through a writer
 
 from __future__ import annotations
 
+import types
+
 import numpy as np
 
 from ..autograd.accumulate import unbroadcast
@@ -35,7 +37,8 @@ from .writers import (
     walk,
 )
 
-__all__ = ["Kernel", "build_kernel", "numexpr_module", "NUMEXPR_MIN", "DEFAULT_BACKEND"]
+__all__ = ["Kernel", "build_kernel", "numexpr_module", "fast_numpy", "NUMEXPR_MIN",
+           "DEFAULT_BACKEND"]
 
 #: the backend ``jit`` uses unless told: numpy, measured faster than numexpr on the
 #: machines this was written on (numexpr's float32 exp and tanh, without Intel's VML,
@@ -43,6 +46,27 @@ __all__ = ["Kernel", "build_kernel", "numexpr_module", "NUMEXPR_MIN", "DEFAULT_B
 DEFAULT_BACKEND = ["numpy"]
 #: below this many elements numexpr's per-call cost outweighs its one pass over memory
 NUMEXPR_MIN = 1 << 15
+
+def fast_numpy():
+    """numpy's names in a module whose attributes Python reads quickly: the ``np`` of
+    generated code.
+
+    Generated code says ``np.multiply(a, b)``, hundreds of times per call for a long
+    chain of small arrays.  numpy's module defines ``__getattr__`` (for its deprecated
+    names), and CPython does not specialise attribute reads on such a module, so
+    each ``np.x`` is a full lookup: 7% of the tiny 4x4 chain's kernel, counted with
+    callgrind.  This copy of numpy's namespace, minus ``__getattr__``, runs the same
+    functions.
+    """
+    if not _FAST_NP:
+        module = types.ModuleType("numpy", np.__doc__)
+        module.__dict__.update((k, v) for k, v in vars(np).items() if k != "__getattr__")
+        _FAST_NP.append(module)
+    return _FAST_NP[0]
+
+
+_FAST_NP: list = []
+
 
 def numexpr_module():
     """``numexpr`` if installed (``pip install minigrad-kit[jit]``), else ``None``."""
@@ -54,10 +78,17 @@ def numexpr_module():
 
 
 class Kernel:
-    """A fused chain's generated ``forward(*ins) -> (out, saved)`` and ``backward(g, *saved)``."""
+    """A fused chain's generated ``forward(*ins) -> (out, saved)`` and ``backward(g, *saved)``.
 
-    def __init__(self, source: str, namespace: dict, backend: str, n_inputs: int):
+    ``fresh``: per input, whether the gradient ``backward`` returns for it is a new
+    array that nothing else holds (not ``g``, not an input or saved value, not
+    returned twice), so that the engine may keep it as a ``.grad`` without a copy.
+    """
+
+    def __init__(self, source: str, namespace: dict, backend: str, n_inputs: int,
+                 fresh: tuple = ()):
         self.source = source
+        self.fresh = fresh
         self.backend = backend
         code = compile(source, f"<minigrad.jit kernel ({backend})>", "exec")
         exec(code, namespace)  # noqa: S102  (our own generated source, shown by .source)
@@ -125,12 +156,12 @@ def build_kernel(eqns, ins, backend: str | None = None, name: str = "kernel",
         writer = BlockedWriter(last.shape, size)
     else:
         writer = NumpyWriter(size >= REUSE_MIN)
-    source = _source(writer, out_expr, grads, per_input, ins, last, name, eqns)
-    namespace = {"np": np, "unbroadcast": unbroadcast, "one_value": one_value,
+    source, fresh = _source(writer, out_expr, grads, per_input, ins, last, name, eqns)
+    namespace = {"np": fast_numpy(), "unbroadcast": unbroadcast, "one_value": one_value,
                  "in_parts": in_parts}
     if backend == "numexpr":
         namespace["evaluate"] = numexpr_module().evaluate
-    return Kernel(source, namespace, writer.backend, len(ins))
+    return Kernel(source, namespace, writer.backend, len(ins), fresh)
 
 
 def raise_unsymbolic(why: str):
@@ -150,8 +181,9 @@ def _numexpr_can(*roots) -> bool:
     return True
 
 
-def _source(writer, out_expr, grads, per_input, ins, last, name, eqns) -> str:
-    """Both functions of one kernel (see the module doc for what each backend keeps)."""
+def _source(writer, out_expr, grads, per_input, ins, last, name, eqns):
+    """Both functions of one kernel (see the module doc for what each backend keeps), and
+    which of its gradients are fresh arrays (``Kernel.fresh``)."""
     args = ", ".join(f"a{i}" for i in range(len(ins)))
     ops = " ".join(e.op.name for e in eqns)
     lines = [f"# {name}: fused {ops}  ({writer.backend})", f"def forward({args}):"]
@@ -178,21 +210,27 @@ def _source(writer, out_expr, grads, per_input, ins, last, name, eqns) -> str:
         given[e] = fwd_names[e]
     bwd_body, bwd_names = writer.emit(grads, given, "b")
     lines += [f"    {s}" for s in bwd_body]
-    results = []
+    results, fresh = [], []
+    inputs = set(given.values())  # names of arrays the backward was given: never fresh
+    returned = [bwd_names[exprs[0]] for exprs in per_input if len(exprs) == 1]
     for v, exprs in zip(ins, per_input):
-        texts = []
+        texts, new = [], len(exprs) > 1  # a sum of parts is a new array
         for gexpr in exprs:
             text = bwd_names[gexpr]
+            new = new or (text not in inputs and returned.count(text) == 1)
             if gexpr.shape != v.shape:
-                text = f"unbroadcast({text}, {v.shape!r})"
+                text = f"unbroadcast({text}, {v.shape!r})"  # (a sum: new)
+                new = True
             elif v.shape == ():
                 text = f"np.asarray({text})"
             if gexpr.dtype != v.dtype:
-                text = f"{text}.astype(np.{v.dtype.name})"
+                text = f"{text}.astype(np.{v.dtype.name})"  # (a copy: new)
+                new = True
             texts.append(text)
         results.append(" + ".join(texts) or "None")
+        fresh.append(bool(exprs) and new)
     lines.append(f"    return ({''.join(r + ', ' for r in results)})")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n", tuple(fresh)
 
 
 def _leaf_names(*roots) -> dict:

@@ -4,7 +4,9 @@ Each input, param and const becomes a leaf and each equation a node made by
 its op (a fused equation by its fused op: one node), built with the one node
 constructor.  Params and consts show their current values; inputs and
 equation outputs hold none (a trace is a program, not a run): their ``data`` is
-a broadcast view of a single zero, the traced shape at no memory cost.
+a ``NoValue``, an array of the traced shape and dtype (a broadcast view of one
+zero: no memory) that tells renderers, by its ``no_value`` mark, not to show its
+elements.
 """
 
 from __future__ import annotations
@@ -14,11 +16,17 @@ import numpy as np
 from ..autograd.node import init_node
 from ..tensor import Tensor
 
-__all__ = ["picture_nodes"]
+__all__ = ["picture_nodes", "NoValue"]
+
+
+class NoValue(np.ndarray):
+    """A traced value's shape and dtype with no values: renderers show no ``data``."""
+
+    no_value = True
 
 
 def _placeholder(v):
-    return np.broadcast_to(np.zeros((), v.dtype), v.shape)
+    return np.broadcast_to(np.zeros((), v.dtype), v.shape).view(NoValue)
 
 
 def picture_nodes(trace) -> list:

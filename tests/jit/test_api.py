@@ -147,3 +147,12 @@ def test_a_captured_param_whose_shape_or_dtype_changed_is_traced_again():
     w.data = np.full((1, 4), 2.0, np.float32)     # another shape
     assert jf(x).shape == ()
     assert jf.stats["traces"] == 3
+
+
+def test_a_compiled_trace_whose_param_changed_shape_is_a_clear_error():
+    w = Tensor(np.ones(4, np.float32), requires_grad=True)
+    compiled = jit.compile(jit.trace(lambda x: (x * w).sum(), _x((4,))))
+    assert compiled(_x((4,))).shape == ()
+    w.data = np.ones(5, np.float32)
+    with pytest.raises(ValueError, match=r"params changed .*f32\[4\] -> f32\[5\]"):
+        compiled(_x((4,)))

@@ -41,7 +41,7 @@ def test_every_elementwise_op_of_the_registry_is_drawn():
     assert {"add", "mul", "div", "pow", "exp", "tanh", "sigmoid", "relu", "gelu"} <= names
 
 
-def _chain(rng, dtype, shape, other):
+def random_chain(rng, dtype, shape, other):
     """A random chain: ``(fn, inputs)`` with ``fn(*inputs)`` building it with apply_op."""
     steps, inputs = [], [rng.standard_normal(shape).astype(dtype)]
     for _ in range(6):
@@ -92,7 +92,7 @@ def test_jit_matches_eager_on_random_elementwise_chains(seed, dtype, backend):
         pytest.skip("numexpr is not installed (pip install minigrad-kit[jit])")
     rng = np.random.default_rng(seed)
     shape, other = SHAPES[seed % len(SHAPES)]
-    fn, arrays = _chain(rng, dtype, shape, other)
+    fn, arrays = random_chain(rng, dtype, shape, other)
     want, want_grads = _run(fn, arrays)
     jitted = jit.jit(fn, backend=backend)
     got, got_grads = _run(jitted, arrays)
@@ -114,7 +114,7 @@ def test_the_random_chains_do_get_fused():
     for seed in range(12):
         rng = np.random.default_rng(seed)
         shape, other = SHAPES[seed % len(SHAPES)]
-        fn, arrays = _chain(rng, np.float64, shape, other)
+        fn, arrays = random_chain(rng, np.float64, shape, other)
         t = jit.jit(fn).trace_for(*[Tensor(a, requires_grad=True) for a in arrays])
         fused += t.counts()["fused"]
     assert fused >= 12

@@ -96,3 +96,15 @@ def test_a_float32_constant_stays_float32_in_numexpr():
     out = jit.jit(lambda x, y, s: x * 0.5 + y, backend="numexpr")(
         *[Tensor(a) for a in arrays])
     assert out.dtype == np.float32
+
+
+def test_generated_code_reads_numpy_through_a_module_without_getattr():
+    from minigrad.jit.kernels import fast_numpy
+
+    fast = fast_numpy()
+    assert "__getattr__" in vars(np) and "__getattr__" not in vars(fast)
+    assert fast.multiply is np.multiply and fast.float32 is np.float32
+    jf = jit.jit(lambda x: (x * x).tanh().sum())
+    jf(Tensor(np.ones(3), requires_grad=True))
+    (compiled,) = jf.cache.values()
+    assert compiled.op.forward.__globals__["np"] is fast

@@ -39,3 +39,17 @@ def test_a_jitted_call_draws_as_one_op_node():
     out = jit.jit(f)(x, y)
     view = build_view(out)
     assert len(view.nodes) == 3  # x, y and the compiled node
+
+
+def test_a_traced_value_shows_no_data_but_a_param_shows_its_own():
+    w = Tensor(np.array([1.5, -2.0], np.float32), requires_grad=True)
+    t = jit.trace(lambda x: (x * w).sum(), _x((2,)))
+    view = build_view(t)
+    by_name = {n.name: n for n in view.nodes}
+    roles = {"x0": "input", "p0": "param"}
+    assert set(roles) <= set(by_name)
+    unvalued = [n for n in view.nodes if n is not by_name["p0"]]
+    assert len(unvalued) == 3  # the input, the product and the 0-d sum
+    for n in unvalued:
+        assert not n.tiny and "0.0000" not in n.data and n.shape is not None
+    assert by_name["p0"].tiny and "1.5000" in by_name["p0"].data
