@@ -112,23 +112,10 @@ def _tiny_data():
 
 def numpy_tiny(x0, ws, bs):
     import numpy as np
+    from tensor_ops import numpy_tanh_chain
 
     def step():
-        hs = [x0]
-        h = x0
-        for w, b in zip(ws, bs):
-            h = np.tanh(h * w + b)
-            hs.append(h)
-        loss = h.sum()
-        g = np.ones_like(h)
-        gws, gbs = [], []
-        for i in range(STEPS - 1, -1, -1):
-            out = hs[i + 1]
-            g = g * (1 - out * out)
-            gbs.append(g)
-            gws.append(g * hs[i])
-            g = g * ws[i]
-        return loss, gws, gbs
+        return numpy_tanh_chain(np, x0, ws, bs)[:3]
 
     return step
 

@@ -87,26 +87,33 @@ def _data(np, seed=0):
     return small, big
 
 
+def numpy_tanh_chain(np, x0, ws, bs):
+    """The tiny elementwise chain ``h = tanh(h·w + b)``, forward and backward, by hand in
+    numpy: the loss, the gradients of the ws and bs, and that of x0 (benchmarks/jit.py
+    times the same chain)."""
+    hs = [x0]
+    h = x0
+    for w, b in zip(ws, bs):
+        h = np.tanh(h * w + b)
+        hs.append(h)
+    loss = h.sum()
+    g = np.ones_like(h)
+    gws, gbs = [], []
+    for i in range(len(ws) - 1, -1, -1):
+        out = hs[i + 1]
+        g = g * (1 - out * out)
+        gbs.append(g)
+        gws.append(g * hs[i])
+        g = g * ws[i]
+    return loss, gws, gbs, g
+
+
 def numpy_cases(np):
     small, big = _data(np)
     x0, ws, bs, bvs = small["x"], small["w"], small["b"], small["bv"]
 
     def elementwise_chain():
-        hs = [x0]
-        h = x0
-        for w, b in zip(ws, bs):
-            h = np.tanh(h * w + b)
-            hs.append(h)
-        loss = h.sum()
-        g = np.ones_like(h)
-        gws, gbs = [], []
-        for i in range(STEPS - 1, -1, -1):
-            out = hs[i + 1]
-            g = g * (1 - out * out)
-            gbs.append(g)
-            gws.append(g * hs[i])
-            g = g * ws[i]
-        return loss, gws, gbs, g
+        return numpy_tanh_chain(np, x0, ws, bs)
 
     def matmul_chain():
         hs = [x0]
