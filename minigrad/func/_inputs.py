@@ -19,7 +19,8 @@ from ..autograd.node import Node
 from ..tensor import Tensor
 from ..value import Value
 
-__all__ = ["argnums_tuple", "check_input", "check_output", "checked_like", "pick", "replace"]
+__all__ = ["argnums_tuple", "check_input", "check_output", "checked_like", "pick", "replace",
+           "split_aux"]
 
 
 def argnums_tuple(argnums, nargs: int, where: str) -> tuple[tuple[int, ...], bool]:
@@ -89,6 +90,17 @@ def checked_like(x, node, where: str, what: str, whose: str):
         raise TypeError(f"{where}: {what} has dtype {data.dtype} but {whose} has dtype "
                         f"{node.data.dtype}; they must match")
     return data
+
+
+def split_aux(result, has_aux: bool, where: str):
+    """``(output, aux)`` from what the function returned: the pair itself with
+    ``has_aux=True`` (else a clear error), ``(result, None)`` without."""
+    if not has_aux:
+        return result, None
+    if not (isinstance(result, tuple) and len(result) == 2):
+        raise TypeError(f"{where}: with has_aux=True the function must return a pair "
+                        f"(output, aux), got {type(result).__name__}")
+    return result
 
 
 def pick(args, nums):

@@ -25,7 +25,15 @@ from ..autograd.node import tangent_of
 from ..tensor import Tensor
 from ..value import Value
 from . import counting
-from ._inputs import argnums_tuple, check_input, check_output, checked_like, pick, replace
+from ._inputs import (
+    argnums_tuple,
+    check_input,
+    check_output,
+    checked_like,
+    pick,
+    replace,
+    split_aux,
+)
 from ._lift import constant_like, in_transform, inside, live_result, stack_rows
 from .reverse import jacrev, value_and_grad
 
@@ -55,7 +63,7 @@ def jvp(func, primals, tangents, *, has_aux: bool = False):
         # parameters of a model would otherwise make every op a graph node too).
         with inside(), (nullcontext() if live else no_grad()):
             result = func(*duals)
-        out, aux = _split(result, has_aux)
+        out, aux = split_aux(result, has_aux, "jvp")
         outs = out if isinstance(out, tuple) else (out,)
         for o in outs:
             check_output(o, "jvp")
@@ -163,11 +171,3 @@ def _tangent_result(out, tangent, live):
         return tangent
     return constant_like(out, tangent)
 
-
-def _split(result, has_aux):
-    if not has_aux:
-        return result, None
-    if not (isinstance(result, tuple) and len(result) == 2):
-        raise TypeError(f"jvp: with has_aux=True the function must return a pair "
-                        f"(output, aux), got {type(result).__name__}")
-    return result

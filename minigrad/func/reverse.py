@@ -22,7 +22,15 @@ from ..autograd.gradients import grad as autograd_grad
 from ..tensor import Tensor
 from ..value import Value
 from . import counting
-from ._inputs import argnums_tuple, check_input, check_output, checked_like, pick, replace
+from ._inputs import (
+    argnums_tuple,
+    check_input,
+    check_output,
+    checked_like,
+    pick,
+    replace,
+    split_aux,
+)
 from ._lift import constant_like, in_transform, inside, lift_inputs, live_result, stack_rows
 
 __all__ = ["grad", "value_and_grad", "vjp", "jacrev"]
@@ -69,7 +77,7 @@ def _value_and_grad(func, argnums, has_aux, where, args, kwargs):
     counting.forward_pass(in_transform())
     with inside():
         result = func(*replace(args, nums, feed), **kwargs)
-    out, aux = _split_aux(result, has_aux, where)
+    out, aux = split_aux(result, has_aux, where)
     check_output(out, where, scalar=True)
     grads = _backward(out, inputs, None, live, where)
     value = live_result(out, live)
@@ -86,7 +94,7 @@ def vjp(func, *primals, has_aux: bool = False):
     feed, inputs, live = lift_inputs([check_input(x, "vjp", "primal") for x in primals])
     counting.forward_pass(in_transform())
     with inside():
-        out, aux = _split_aux(func(*feed), has_aux, "vjp")
+        out, aux = split_aux(func(*feed), has_aux, "vjp")
     check_output(out, "vjp")
 
     @enable_grad()
@@ -109,7 +117,7 @@ def jacrev(func, argnums=0, has_aux: bool = False):
         counting.forward_pass(in_transform())
         with inside():
             result = func(*replace(args, nums, feed), **kwargs)
-        out, aux = _split_aux(result, has_aux, "jacrev")
+        out, aux = split_aux(result, has_aux, "jacrev")
         check_output(out, "jacrev")
         if isinstance(out, Value):
             rows = [_backward(out, inputs, None, live, "jacrev", retain=True)]
@@ -152,11 +160,3 @@ def _cotangent(c, out):
     data = checked_like(c, out, "vjp", "the cotangent", "the output")
     return c if isinstance(c, Tensor) and c.requires_grad else data
 
-
-def _split_aux(result, has_aux, where):
-    if not has_aux:
-        return result, None
-    if not (isinstance(result, tuple) and len(result) == 2):
-        raise TypeError(f"{where}: with has_aux=True the function must return a pair "
-                        f"(output, aux), got {type(result).__name__}")
-    return result
