@@ -146,18 +146,27 @@ def minigrad_tiny(x0, ws, bs, use_jit):
 
 
 # --- mlp -----------------------------------------------------------------------------------
-def jit_mlp_step_fn():
+def _fused_mlp():
+    """The benchmark's MLP with its layers' ReLUs fused, the same weights as the others,
+    an SGD optimiser, and the loss as a function of (x, y)."""
     from mlp import LR, init_weights
 
     import minigrad.functional as F
-    from minigrad import Tensor, jit, nn, optim
+    from minigrad import nn, optim
 
     model = nn.Sequential(nn.Linear(784, 256, activation="relu"),
                           nn.Linear(256, 128, activation="relu"), nn.Linear(128, 10))
     for p, w in zip(model.parameters(), init_weights()):
         p.data[...] = w
     opt = optim.SGD(model.parameters(), lr=LR)
-    loss_fn = jit.jit(lambda x, y: F.cross_entropy(model(x), y))
+    return opt, (lambda x, y: F.cross_entropy(model(x), y))
+
+
+def jit_mlp_step_fn():
+    from minigrad import Tensor, jit
+
+    opt, loss_of = _fused_mlp()
+    loss_fn = jit.jit(loss_of)
 
     def step(x, y):
         loss = loss_fn(Tensor(x), Tensor(y))
@@ -171,17 +180,10 @@ def jit_mlp_step_fn():
 
 def jit_train_step_fn():
     """The same step as one ``jit.train_step``: forward, backward and SGD, no graph."""
-    from mlp import LR, init_weights
+    from minigrad import Tensor, jit
 
-    import minigrad.functional as F
-    from minigrad import Tensor, jit, nn, optim
-
-    model = nn.Sequential(nn.Linear(784, 256, activation="relu"),
-                          nn.Linear(256, 128, activation="relu"), nn.Linear(128, 10))
-    for p, w in zip(model.parameters(), init_weights()):
-        p.data[...] = w
-    opt = optim.SGD(model.parameters(), lr=LR)
-    train = jit.train_step(lambda x, y: F.cross_entropy(model(x), y), opt)
+    opt, loss_of = _fused_mlp()
+    train = jit.train_step(loss_of, opt)
 
     def step(x, y):
         return train(Tensor(x), Tensor(y)).item()

@@ -11,6 +11,7 @@ import pytest
 
 import viz
 from tests.browser.test_player_browser import GRADS, OUTSIDE, STATES, goto, open_player
+from tests.viz.test_stepper_engine_notes import hooked_h
 from viz.stepper import GradText, step_through
 from viz.template import grad_strings
 
@@ -20,15 +21,6 @@ LAYOUTS = ["builtin", pytest.param("dot", marks=pytest.mark.skipif(
     not viz.dot_available(), reason="graphviz 'dot' not available"))]
 
 
-def clip(g):
-    return max(-1.0, min(1.0, g))
-
-
-def hooked_h(a, b):
-    h = a * b
-    h.label = "h"
-    h.register_hook(clip)
-    return h.tanh() + h * a
 
 
 def pieces(x):
