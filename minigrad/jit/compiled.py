@@ -50,7 +50,7 @@ from ..functional.fused import BATCH_NORM2D_RELU, CONV2D_RELU, LINEAR_RELU
 from ..functional.linear import LINEAR
 from ..functional.norm import BATCH_NORM
 from ..tensor import Tensor
-from ..tensor_args import as_array_result
+from ..tensor_args import as_array_result, prepare_dtypes
 from ..tensor_ops import RELU
 from .ir import COMPILER, Eqn, Trace, run_eqn, type_text
 from .kernels import fast_numpy
@@ -187,15 +187,27 @@ def _forward_call(e, k, out, ins, ns, saved_names) -> str:
         saved_names[e] = {"nothing": [], "inputs": ins, "output": [out]}[op.saves]
         return f"{out} = {op.ufunc.__name__}({', '.join(ins)})"
     saved_names[e] = [f"*s{k}"]
-    if plain and e.attrs is None:
-        ns[f"F{k}"] = op.forward
-        return f"{out}, s{k} = F{k}({', '.join(ins)})"
-    if plain:
-        ns[f"F{k}"] = partial(op.forward, **e.attrs)
-        return f"{out}, s{k} = F{k}({', '.join(ins)})  # attrs {_attrs(e.attrs)}"
-    ns[f"OP{k}"] = op
-    ns[f"A{k}"] = e.attrs
-    return f"{out}, s{k} = run(OP{k}, A{k}, {', '.join(ins)})"
+    if not _dtypes_ready(e):  # apply_op would cast an input first: run_eqn does that
+        ns[f"OP{k}"] = op
+        ns[f"A{k}"] = e.attrs
+        return f"{out}, s{k} = run(OP{k}, A{k}, {', '.join(ins)})"
+    ns[f"F{k}"] = partial(op.forward, **e.attrs) if e.attrs else op.forward
+    call = f"{out}, s{k} = F{k}({', '.join(ins)})"
+    if e.attrs:
+        call += f"  # attrs {_attrs(e.attrs)}"
+    if e.out.shape == ():  # numpy gives a scalar for a 0-d result: made an array
+        ns["ndarray"], ns["as_array"] = np.ndarray, as_array_result
+        call += f"\n    if {out}.__class__ is not ndarray:\n        {out}, s{k} = as_array({out}, s{k})"
+    return call
+
+
+def _dtypes_ready(e) -> bool:
+    """Whether ``prepare_dtypes`` leaves inputs of ``e``'s traced dtypes as they are (it
+    reads only dtypes and ranks: asked once here, on stand-ins of those)."""
+    stand_ins = [np.zeros((1,) * len(v.shape), v.dtype) for v in e.ins]
+    prepared = list(stand_ins)
+    prepare_dtypes(e.op, prepared)
+    return all(map(is_, prepared, stand_ins))
 
 
 def _attrs(attrs) -> str:

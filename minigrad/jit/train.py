@@ -55,8 +55,9 @@ class TrainStep:
         if out.shape != ():
             raise ValueError(f"train_step: {compiled.trace.name} must return a scalar loss, "
                              f"got shape {out.shape}")
+        opt.zero_grad()  # (before the backward: the old gradients' memory is free for it)
         grads = compiled.op.vjp(np.ones_like(out), *saved)
-        opt.zero_grad()
+        del saved
         for t, g in zip((*args, *compiled.params), grads):
             if g is not None:  # (a gradient left after zero_grad: not the optimizer's param)
                 t.grad = g if t.grad is None else np.asarray(t.grad + g)

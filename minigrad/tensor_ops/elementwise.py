@@ -275,10 +275,10 @@ SIGMOID = define_op(
 
 def _relu_grad(g, out):
     """g where out > 0, else 0 (exactly, even for an inf g); a NaN input passes g on,
-    as in PyTorch, rather than hiding it: the mask is "not out ≤ 0", not "out > 0"."""
-    keep = nd(out <= 0)  # (an array even for 0-d, to be inverted in place)
-    np.logical_not(keep, out=keep)
-    return masked(g, keep)
+    as in PyTorch, rather than hiding it: the mask is "not out ≤ 0", not "out > 0".
+    An output of relu is never negative, so that mask is ``out ≠ 0`` (NaN ≠ 0 holds):
+    one comparison."""
+    return masked(g, out != 0)
 
 
 RELU = define_op(

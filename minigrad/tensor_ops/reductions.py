@@ -76,6 +76,8 @@ def _reduction_cases(vals):
 # sum and mean keep only the input's shape for backward: their local derivative
 # is a constant, so no input value is needed.
 def _sum_grad(g, shape, axis=None, keepdims=False):
+    if axis is None:  # a total: g is 0-d (or all size-1 axes) and broadcasts as it is
+        return np.broadcast_to(g, shape)
     return np.broadcast_to(keep(g, shape, axis, keepdims), shape)
 
 

@@ -147,3 +147,28 @@ def test_a_layer_relu_op_masks_g_once_and_gives_eager_bits(op):
         assert results[0] == results[1]
         xs = [Tensor(a, requires_grad=True) for a in arrays]
         assert jit.jit(fn).source(*xs, up).count("relu_rule(") == 1
+
+
+def test_an_op_runs_directly_unless_apply_op_would_cast_its_inputs_first():
+    """The generated forward calls an op's forward itself, and goes through ``run_eqn``
+    only where ``apply_op`` would first cast an input (a 0-d float64 meeting float32);
+    either way the value and the gradients are eager minigrad's, bit for bit."""
+    import minigrad.functional as F
+
+    rng = np.random.default_rng(1)
+    logits, targets = rng.standard_normal((6, 4)).astype(np.float32), rng.integers(0, 4, 6)
+    scalar = np.asarray(2.5)  # 0-d float64: it takes the shaped input's float32
+    for fn, args, direct in [
+        (lambda x, t: F.cross_entropy(x, t), (logits, targets), True),  # f32 and int64: as is
+        (lambda x, y: (x * y).sum(), (logits, scalar), False),
+    ]:
+        jitted = jit.jit(fn)
+        eager_in = [Tensor(args[0], requires_grad=True), Tensor(args[1])]
+        jit_in = [Tensor(args[0], requires_grad=True), Tensor(args[1])]
+        eager, compiled = fn(*eager_in), jitted(*jit_in)
+        source = jitted.source(*jit_in)
+        assert ("run(" in source) is not direct, source
+        eager.backward()
+        compiled.backward()
+        assert _bits(compiled.data) == _bits(eager.data)
+        assert _bits(jit_in[0].grad) == _bits(eager_in[0].grad)
