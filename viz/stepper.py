@@ -524,9 +524,8 @@ def step_through(fn, *inputs, mode: str = "both", create_graph: bool | None = No
         create_graph = bool(second)
     tape, names = record_call(fn, inputs, create_graph=create_graph, second=second,
                               scheduler=scheduler)
-    fname = getattr(fn, "__name__", "")
-    if fname.isidentifier() and not options.get("title"):
-        subject = f"{fname}({', '.join(names)})"
+    if not options.get("title"):
+        subject = _subject(fn, names)
         options["title"] = (default_title(mode, subject) if not create_graph else
                             f"{subject}: the forward pass, then backward building the "
                             f"gradient's graph{', then its own backward' if second else ''}, "
@@ -535,10 +534,18 @@ def step_through(fn, *inputs, mode: str = "both", create_graph: bool | None = No
 
 
 def _title(options: dict, fn, names, mode: str) -> None:
-    """A page title naming the call, unless one was given (or ``fn`` is a lambda)."""
+    """A page title naming the call, unless one was given."""
+    if not options.get("title"):
+        options["title"] = default_title(mode, _subject(fn, names))
+
+
+def _subject(fn, names) -> str:
+    """``f(x, y)`` for a named function, ``lambda x, y`` for a lambda (whose nodes have
+    only ids for names: the page would be titled "#3: ...")."""
     fname = getattr(fn, "__name__", "")
-    if fname.isidentifier() and not options.get("title"):
-        options["title"] = default_title(mode, f"{fname}({', '.join(names)})")
+    if fname.isidentifier():
+        return f"{fname}({', '.join(names)})"
+    return f"lambda {', '.join(names)}"
 
 
 class _showing:
