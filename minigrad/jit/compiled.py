@@ -197,7 +197,8 @@ def _forward_call(e, k, out, ins, ns, saved_names) -> str:
         call += f"  # attrs {_attrs(e.attrs)}"
     if e.out.shape == ():  # numpy gives a scalar for a 0-d result: made an array
         ns["ndarray"], ns["as_array"] = np.ndarray, as_array_result
-        call += f"\n    if {out}.__class__ is not ndarray:\n        {out}, s{k} = as_array({out}, s{k})"
+        call += (f"\n    if {out}.__class__ is not ndarray:"
+                 f"\n        {out}, s{k} = as_array({out}, s{k})")
     return call
 
 

@@ -21,6 +21,7 @@ import types
 import numpy as np
 
 from ..autograd.accumulate import unbroadcast
+from ..tensor_ops import masked
 from .symbolic import Expr, Sym, leaf, symbolic_forward, symbolic_rule
 from .writers import (
     BLOCK_MIN,
@@ -158,7 +159,7 @@ def build_kernel(eqns, ins, backend: str | None = None, name: str = "kernel",
         writer = NumpyWriter(size >= REUSE_MIN)
     source, fresh = _source(writer, out_expr, grads, per_input, ins, last, name, eqns)
     namespace = {"np": fast_numpy(), "unbroadcast": unbroadcast, "one_value": one_value,
-                 "in_parts": in_parts}
+                 "in_parts": in_parts, "masked": masked}
     if backend == "numexpr":
         namespace["evaluate"] = numexpr_module().evaluate
     return Kernel(source, namespace, writer.backend, len(ins), fresh)

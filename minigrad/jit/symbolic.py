@@ -11,8 +11,10 @@ A ``Sym`` is a mutable box around an ``Expr`` because op code updates arrays
 in place (``np.exp(e, out=e)``, ``t *= g``): an in-place step rebinds the box to
 the new expression; expressions themselves never change.
 
-Code that needs a value (``if p:``, ``np.isnan(r.min())``, a reshape) raises
-``Unsymbolic``: that op is not fused, it runs as its own equation.  Every
+Code that needs a value (``if p:``, a reshape) raises ``Unsymbolic``: that op is
+not fused, it runs as its own equation.  One such function is recorded whole
+instead: ``masked(g, mask)``, the NaN-safe product of relu's, maximum's and
+minimum's rules, becomes a ``masked`` step that the kernel calls as it is.  Every
 ``Expr`` knows its shape and dtype, found the way numpy would (broadcasting;
 NEP 50 promotion, where a Python number never promotes an array).
 """
@@ -98,6 +100,9 @@ def call(fn: str, *args) -> Sym:
     dummies = [_dummy(e) for e in exprs]
     if fn == "where":
         dtype = np.where(*dummies).dtype
+    elif fn == "masked":  # tensor_ops' masked(g, mask): g·mask, made NaN-safe
+        with np.errstate(all="ignore"):
+            dtype = np.asarray(np.multiply(*dummies)).dtype
     else:
         with np.errstate(all="ignore"):
             dtype = np.asarray(UFUNCS[fn](*dummies)).dtype
@@ -145,6 +150,12 @@ class Sym:
         if func is np.where and len(args) == 3 and not kwargs:
             return call("where", *args)
         raise Unsymbolic(f"numpy {func.__name__}")
+
+    @staticmethod
+    def masked_expression(g, mask):
+        """``masked(g, mask)`` (``tensor_ops``) as one step: its NaN check needs values,
+        so the kernel calls the function itself (relu's, maximum's ... rules)."""
+        return call("masked", g, mask)
 
     def astype(self, dtype, copy=True):
         dtype = np.dtype(dtype)

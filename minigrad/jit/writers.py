@@ -169,6 +169,8 @@ class NumpyWriter:
     def call(e, args):
         if e.fn == "cast":
             return f"{args[0]}.astype(np.{e.dtype.name})"
+        if e.fn == "masked":  # (the rules' own function: symbolic.py)
+            return f"masked({', '.join(args)})"
         return f"np.{e.fn}({', '.join(args)})"
 
 
@@ -377,4 +379,4 @@ class NumexprWriter(NumpyWriter):
 
 #: calls a numexpr kernel leaves to numpy: faster there (exp, tanh ...), or unknown to numexpr
 NUMPY_CALLS = {"exp", "log", "sqrt", "tanh", "maximum", "minimum", "cast", "absolute",
-               "square", "reciprocal"}
+               "square", "reciprocal", "masked"}

@@ -6,7 +6,7 @@ their name, symbol and formulas from ``autograd.notation``.  Grouped by kind;
 ``registered_ops("tensor")`` walks them all.
 """
 
-from ._base import nd
+from ._base import masked, nd
 from .elementwise import (
     ABS,
     ADD,
@@ -54,5 +54,5 @@ __all__ = [
     "MAX_DIM", "MIN", "MIN_DIM", "MINIMUM", "MUL", "NEG", "PAD", "POW", "RELU", "RESHAPE",
     "SCATTER_ADD", "SIGMOID", "SOFTMAX", "SPLIT", "SQRT", "SQUEEZE", "STACK", "SUB", "SUM",
     "TANH", "TOPK", "TRANSPOSE", "UNBIND", "UNSQUEEZE", "VAR", "WHERE",
-    "erf", "format_index", "keep", "nd", "norm_axes", "reduced_shape",
+    "erf", "format_index", "keep", "masked", "nd", "norm_axes", "reduced_shape",
 ]

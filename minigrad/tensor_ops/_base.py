@@ -57,7 +57,15 @@ def masked(g, mask):
     right but is about ten times slower than the product on float32, so the
     product is kept and patched, only when it holds a NaN (found by ``min``, which
     propagates NaN: one pass, no temporary array).
+
+    That check needs values, so a ``jit`` kernel, whose ops run on symbols (``Sym``),
+    records the whole function as one step of its expression and calls it as it is.
     """
+    if type(g) is not _ndarray or type(mask) is not _ndarray:  # (a Sym poses as an array)
+        for x in (g, mask):
+            step = getattr(type(x), "masked_expression", None)
+            if step is not None:
+                return step(g, mask)
     r = g * mask
     if r.size and np.isnan(r.min()):
         r = np.where(mask, r, 0)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import minigrad
 from minigrad import Tensor, jit
 from minigrad.jit import kernels, writers
 
@@ -108,3 +109,36 @@ def test_generated_code_reads_numpy_through_a_module_without_getattr():
     jf(Tensor(np.ones(3), requires_grad=True))
     (compiled,) = jf.cache.values()
     assert compiled.op.forward.__globals__["np"] is fast
+
+
+def _relu_chain(x, y, z):
+    floor = y * 0.25
+    return (minigrad.maximum((x * y).relu(), floor) * z).sum()
+
+
+@pytest.mark.parametrize("shape, backend", [((4, 5), "numpy"), ((301, 407), "numpy-blocked"),
+                                            ((301, 407), "numexpr")])
+def test_a_fused_relu_keeps_its_nan_and_inf_rules(shape, backend):
+    """relu and maximum fuse (their masked() rule is one kernel step) and still follow
+    PyTorch at the edges: a NaN input passes its gradient on, and an inf gradient where
+    relu blocks becomes 0, not inf·0 = NaN.  (By blocks, masked() patches only a block
+    that holds a NaN, so a blocked-out zero may differ from eager in its sign alone.)"""
+    if backend == "numexpr" and kernels.numexpr_module() is None:
+        pytest.skip("numexpr is not installed")
+    rng = np.random.default_rng(3)
+    x, y, z = (rng.standard_normal(shape).astype(np.float32) for _ in range(3))
+    x.flat[:3] = np.nan  # relu(NaN) = NaN: its gradient passes
+    z.flat[3:40] = np.inf  # an inf gradient reaching relu, blocked where x·y ≤ 0
+    arrays = [x, y, z]
+    fn = jit.jit(_relu_chain, backend="numexpr" if backend == "numexpr" else None)
+    with np.errstate(invalid="ignore"):  # (the loss is NaN: inf·0 in the forward)
+        t = fn.trace_for(*[Tensor(a, requires_grad=True) for a in arrays])
+        results = list(zip(_run(fn, arrays), _run(_relu_chain, arrays)))
+    (fused,) = [e for e in t.eqns if e.body]
+    assert "relu" in fused.op.symbol and "maximum" in fused.op.symbol
+    assert jit.passes.op_kernel[fused.op].backend == backend
+    for got, want in results:
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+        if backend == "numpy" and shape == (4, 5):
+            assert got.tobytes() == want.tobytes()  # one kernel call: the eager bits
+        np.testing.assert_array_equal(got, want)  # (NaN equals NaN here; 0.0 == -0.0)

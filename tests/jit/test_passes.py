@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+import minigrad
 from minigrad import Tensor, jit
 
 
@@ -73,8 +74,17 @@ def test_a_value_used_twice_ends_a_chain():
 
 
 def test_ops_whose_rules_need_values_stay_unfused():
-    fused = jit.fuse_elementwise(jit.trace(lambda x: ((x * 2).relu() + 1).abs().sum(), _x()))
-    assert [e.op.name for e in fused.eqns] == ["mul", "relu", "add", "abs", "sum"]
+    # abs's rule asks whether sign(x) holds a NaN: a value, which a symbol has not
+    fused = jit.fuse_elementwise(jit.trace(lambda x: ((x * 2).abs() + 1).abs().sum(), _x()))
+    assert [e.op.name for e in fused.eqns] == ["mul", "abs", "add", "abs", "sum"]
+
+
+def test_relu_and_maximum_fuse_through_their_masked_rule():
+    # (their rules' NaN-safe product, masked(), is one step of the kernel: symbolic.py)
+    fused = jit.fuse_elementwise(jit.trace(
+        lambda x: minigrad.maximum((x * 2).relu() + 1, x).sum(), _x()))
+    assert [e.op.symbol for e in fused.eqns] == ["fused[mul relu add maximum]", "Σ"]
+    assert "masked(" in jit.jit(lambda x: (x * 2).relu().sum()).source(_x())
 
 
 def test_printing_after_a_pass_shows_the_fused_body_and_history():
