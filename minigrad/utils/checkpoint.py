@@ -35,7 +35,7 @@ is one block, not one op; the random state restored covers minigrad's default
 generator and the generators of the ``Module``\\ s the block reaches (``fn``
 itself, the object of a bound method, modules in its closure or arguments:
 ``nn.Dropout`` draws from its own); ``fn`` must return one Tensor or Value
-(ops with several outputs are not in minigrad yet).  The drawing sees one node
+(PyTorch's may return a tuple).  The drawing sees one node
 ``checkpoint`` with attrs ``fn`` (the block's name) and ``ops`` (how many ops it
 ran), until backward recomputes it.
 
@@ -149,8 +149,8 @@ def _check_output(out, function) -> None:
     name = getattr(function, "__name__", type(function).__name__)
     if isinstance(out, (tuple, list)):
         raise TypeError(f"checkpoint: {name} returned a {type(out).__name__}; a checkpointed "
-                        f"block must return one Tensor or Value (ops with several outputs "
-                        f"are not in minigrad yet): checkpoint each output's block apart")
+                        f"block must return one Tensor or Value here (PyTorch's may return "
+                        f"a tuple): checkpoint each output's block apart")
     raise TypeError(f"checkpoint: {name} returned {type(out).__name__}, not a Tensor or Value")
 
 
