@@ -23,6 +23,7 @@ own for the line budget; it works on the frames' state):
 
 from __future__ import annotations
 
+from .multi import is_record
 from .narration import view_kind
 from .view import node_key
 
@@ -76,12 +77,16 @@ class BlockSteps:
             block = replay.block_of.get(e.node.id)
             name = self.name(e.node)
             self._grad(e.node, e.grad)
+            self._strip("current")  # (a block with several outputs seeds each in turn)
             self._set(node_key(e.node), add=("current", "has-grad"))
             fn = (block.attrs or {}).get("fn", "?") if block is not None else "?"
             via = f" from {self.name(block)}" if block is not None else ""
-            text = (f"The recomputed block {fn} ends in {name}: it takes the checkpoint "
-                    f"node's gradient{via}, {self.say.grad(e.grad)}.\nBackward now runs "
-                    f"through the block's own nodes, then hands each input its gradient.")
+            several = block is not None and is_record(block)
+            what = "one of its outputs, " if several else ""
+            text = (f"The recomputed block {fn} ends in {what}{name}: it takes the "
+                    f"checkpoint node's gradient{' for it' * several}{via}, "
+                    f"{self.say.grad(e.grad)}.\nBackward now runs through the block's own "
+                    f"nodes, then hands each input its gradient.")
             self._emit("backward", "seeded", f"{phase} · block {fn}: seed {name}", text,
                        node=e.node.id)
             return True

@@ -340,7 +340,7 @@ class Narrator:
         if is_record(n):  # an op with several outputs (viz.multi)
             return f"{op.name}: {names} {record_summary(n)}"
         if any(isinstance(x.data, np.ndarray) for x in (n, *n.parents)):
-            shapes = ", ".join(format_shape(np.shape(p.data)) for p in n.parents)
+            shapes = ", ".join(_shape_text(p) for p in n.parents)
             return (f"{op.name}: {name} = {names}\nshapes {shapes} → "
                     f"{format_shape(n.data.shape)}; {name} = {self.data(n)}")
         return f"{op.name}: {name} = {names} = {values} = {self.value(n.data)}"
@@ -533,3 +533,11 @@ class Narrator:
         if grads:
             text += f" Gradients of the leaves: {grads}."
         return text
+
+
+def _shape_text(node) -> str:
+    """A node's shape, ``(2, 3)``; for a multi-output record, its outputs' shapes
+    (``split`` into unequal parts has no one shape: numpy cannot even stack them)."""
+    if is_record(node):
+        return "(" + ", ".join(format_shape(np.shape(x)) for x in node.data) + ")"
+    return format_shape(np.shape(node.data))

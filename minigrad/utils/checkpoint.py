@@ -34,10 +34,11 @@ it reads from outside) and drops it when it returns, so the forward pass's peak
 is one block, not one op; the random state restored covers minigrad's default
 generator and the generators of the ``Module``\\ s the block reaches (``fn``
 itself, the object of a bound method, modules in its closure or arguments:
-``nn.Dropout`` draws from its own); ``fn`` must return one Tensor or Value
-(PyTorch's may return a tuple).  The drawing sees one node
-``checkpoint`` with attrs ``fn`` (the block's name) and ``ops`` (how many ops it
-ran), until backward recomputes it.
+``nn.Dropout`` draws from its own); The drawing sees one node ``checkpoint`` with attrs ``fn`` (the
+block's name) and ``ops`` (how many ops it ran), until backward recomputes it.
+A block may return a tuple of Tensors (or Values): the node is then a
+multi-output record (``autograd/outputs.py``) with one output node each, and an
+output that backward does not reach gets zeros, as in PyTorch.
 
 This module is ``minigrad.utils.checkpoint`` (PyTorch's path);
 ``minigrad.checkpoint`` and ``minigrad.checkpoint_sequential`` are the same functions.
@@ -52,6 +53,8 @@ from ..autograd.engine import run_reference
 from ..autograd.higher import derivative_order, differentiating
 from ..autograd.ids import next_id
 from ..autograd.node import Node, init_node
+from ..autograd.output_grads import OutputGrads
+from ..autograd.outputs import record_outputs
 from ..autograd.registry import Op
 from ..autograd.state import STATE, grad_enabled, set_recorders, set_saved_hooks
 from ..random import default_generator
@@ -99,11 +102,12 @@ def checkpoint(function, *args, use_reentrant: bool = False, preserve_rng_state:
     finally:
         set_saved_hooks(prev_hooks)
         set_recorders(prev_recorders)
-    _check_output(out, function)
-    if not out.requires_grad:
+    outs = _outputs(out, function)
+    if not any(o.requires_grad for o in outs):
         return out
-    ops, reached = _walk(out, start)
-    return block.node(out, ops, reached)
+    ops, reached = _walk(outs, start)
+    nodes = block.node(outs, ops, reached, several=isinstance(out, tuple))
+    return nodes if isinstance(out, tuple) else nodes[0]
 
 
 def checkpoint_sequential(functions, segments: int, input, use_reentrant: bool = False,
@@ -143,22 +147,24 @@ def _segment(functions, begin: int, end: int):
     return run
 
 
-def _check_output(out, function) -> None:
-    if isinstance(out, Node):
-        return
+def _outputs(out, function) -> tuple:
+    """What the block returned, as a tuple of nodes (one Tensor or Value, or a tuple)."""
     name = getattr(function, "__name__", type(function).__name__)
-    if isinstance(out, (tuple, list)):
-        raise TypeError(f"checkpoint: {name} returned a {type(out).__name__}; a checkpointed "
-                        f"block must return one Tensor or Value here (PyTorch's may return "
-                        f"a tuple): checkpoint each output's block apart")
-    raise TypeError(f"checkpoint: {name} returned {type(out).__name__}, not a Tensor or Value")
+    if isinstance(out, Node):
+        return (out,)
+    if isinstance(out, tuple) and out and all(isinstance(o, Node) for o in out):
+        return out
+    kind = f"a {type(out).__name__}" if isinstance(out, (tuple, list)) else type(out).__name__
+    raise TypeError(f"checkpoint: {name} returned {kind}, not a Tensor or Value or a "
+                    f"non-empty tuple of them")
 
 
-def _walk(out, start: int) -> tuple[list, list]:
+def _walk(outs, start: int) -> tuple[list, list]:
     """The block's op nodes (made after ``start``), sorted by id, and the nodes from
     outside it that it reached and that require grad (its inputs), by id."""
-    inside, reached, seen = [], [], {out.id}
-    stack = [out]
+    inside, reached = [], []
+    seen = {o.id for o in outs}
+    stack = list({o.id: o for o in outs}.values())
     while stack:
         node = stack.pop()
         if node.id < start:
@@ -190,8 +196,9 @@ class Block:
         self.parents: tuple = ()
         self.n_args = 0  # parents[:n_args] are arguments (and saved); the rest were reached
 
-    def node(self, out, ops, reached):
-        """The block's one node, holding ``out``'s value."""
+    def node(self, outs, ops, reached, several: bool) -> tuple:
+        """The block's node holding the values of ``outs`` (one node, or with ``several``
+        a record and one output node each), as a tuple of what it returns."""
         args = []
         for a in self.args:
             if isinstance(a, Node) and a.requires_grad and all(a is not b for b in args):
@@ -201,12 +208,18 @@ class Block:
                                            if all(n is not a for a in args))
         attrs = {"fn": self.name, "ops": len(ops), "ctx": self}
         saved = tuple(a.data for a in args)
-        return init_node(object.__new__(out.engine_class), out.data, CHECKPOINT, self.parents,
-                         saved, attrs, False)
+        cls = outs[0].engine_class
+        if several:
+            return record_outputs(cls, CHECKPOINT, self.parents, [o.data for o in outs],
+                                  saved, attrs)
+        return (init_node(object.__new__(cls), outs[0].data, CHECKPOINT, self.parents,
+                          saved, attrs, False),)
 
     def backward(self, g, saved) -> list:
-        """The node's vjp: recompute the block, backpropagate ``g`` through it alone."""
-        create_graph = isinstance(g, Node)
+        """The node's vjp: recompute the block, backpropagate ``g`` through it alone
+        (for a block that returned a tuple, ``g`` has one gradient per output)."""
+        grads = g.filled() if isinstance(g, OutputGrads) else (g,)
+        create_graph = any(isinstance(x, Node) for x in grads)
         stand_in = {}  # id(argument) -> the node the recompute gets in its place
         for arg, value in zip(self.parents, saved):
             if isinstance(value, Node):  # create_graph: the input itself, or its unpacked value
@@ -222,24 +235,29 @@ class Block:
                 out = self.function(*call, **self.kwargs)
         finally:
             set_saved_hooks(prev_hooks)
-        _check_output(out, self.function)
-        order, reached = _walk(out, start)
+        outs = _outputs(out, self.function)
+        order, reached = _walk(outs, start)
         inputs = [stand_in.get(id(p), p) for p in self.parents]
         known = {n.id for n in inputs}
         strange = [n for n in reached if n.id not in known]
-        if strange or np.shape(out.data) != np.shape(g.data if create_graph else g):
-            raise RuntimeError(
-                f"checkpoint: recomputing {self.name} in backward did not give the block of "
-                f"its first run (it reached node #{strange[0].id} this time)" if strange else
-                f"checkpoint: recomputing {self.name} gave shape {np.shape(out.data)}, the "
-                f"first run {np.shape(g)}; the block must compute the same thing twice")
-        kept = [(n, n.grad) for n in inputs]
-        for n in inputs:
+        if strange:
+            raise RuntimeError(f"checkpoint: recomputing {self.name} in backward did not give "
+                               f"the block of its first run (it reached node #{strange[0].id} "
+                               f"this time)")
+        first = [np.shape(getattr(x, "data", x)) for x in grads]
+        if [np.shape(o.data) for o in outs] != first:
+            raise RuntimeError(f"checkpoint: recomputing {self.name} gave shapes "
+                               f"{[np.shape(o.data) for o in outs]}, the first run {first}; "
+                               f"the block must compute the same thing twice")
+        kept = [(n, n.grad) for n in {id(n): n for n in (*inputs, *outs)}.values()]
+        for n, _ in kept:
             n.grad = None
         try:
-            out.grad = g
+            for o, x in zip(outs, grads):  # (an output returned twice gets both)
+                if x is not None:
+                    o.grad = x if o.grad is None else o.grad + x
             if order:
-                _run_block(out, order, create_graph)
+                _run_block(tuple({id(o): o for o in outs}.values()), order, create_graph)
             results = [n.grad for n in inputs]
         finally:
             for n, grad in kept:
@@ -250,14 +268,14 @@ class Block:
         return results
 
 
-def _run_block(out, order, create_graph: bool) -> None:
+def _run_block(outs, order, create_graph: bool) -> None:
     """Backward through the recomputed block only (``order``), with the engine's loops."""
     if create_graph:
         with differentiating(derivative_order(order)):
-            run_reference((out,), order, True, True)  # (its graph goes through the block)
+            run_reference(outs, order, True, True)  # (its graph goes through the block)
     elif STATE.recorders or STATE.anomaly:  # someone watches: the announced loop
-        run_reference((out,), order, False)
-    elif isinstance(out.grad, np.ndarray):
+        run_reference(outs, order, False)
+    elif isinstance(outs[0].data, np.ndarray):
         fast.run_tensor(order, False)
     else:
         fast.run_scalar(order, False)

@@ -147,3 +147,26 @@ def test_a_tape_without_a_checkpoint_has_no_block_steps():
     assert not s.frames.replay.recomputed and not s.frames.replay.nested
     assert all(f.kind != "recomputed" for f in s.frames.frames)
     assert isinstance(s, Stepper)
+
+
+def test_a_block_with_two_outputs_seeds_each_in_turn():
+    minigrad.manual_seed(0)
+    lin = nn.Linear(3, 3)
+
+    def heads(x):
+        h = lin(x)
+        return h.tanh(), (h * h).sum(axis=1)
+
+    def f(x):
+        a, b = minigrad.checkpoint(heads, x)
+        return a.sum() + b.sum()
+
+    fr = step_through(f, minigrad.tensor(np.ones((2, 3)), requires_grad=True),
+                      layout="builtin").frames
+    nested = [k for k, f in enumerate(fr.frames)
+              if f.kind == "seeded" and "heads: seed" in f.title]
+    assert len(nested) == 2
+    for k in nested:
+        assert "ends in one of its outputs" in fr.frames[k].text
+        current_nodes = [i for i in fr.having(k, "current") if i.startswith("n_")]
+        assert current_nodes == [f"n_{fr.frames[k].node}"]  # the one being seeded, alone

@@ -82,3 +82,11 @@ def test_the_stepper_replays_a_backward_pass_through_a_record():
     s = step_through(lambda x: x.split(2)[1].sum(), leaf(np.ones((4, 2))), layout="builtin")
     s.goto(len(s.frames) - 1)
     assert split.op.name == "split" and "grad" in s.panel
+
+
+def test_the_forward_replay_of_outputs_of_unequal_shapes_names_each_shape():
+    # (numpy cannot stack (4, 1) and (4, 3): the record's outputs are shown one by one)
+    s = step_through(lambda x: sum(p.sum() for p in x.split([1, 3], dim=1)),
+                     leaf(np.ones((4, 4))), layout="builtin", mode="forward")
+    texts = [s.frames.frames[i].text for i in range(len(s.frames))]
+    assert any("shapes ((4, 1), (4, 3)) → (4, 3)" in t for t in texts), texts
