@@ -45,10 +45,16 @@ def _binary_method(op, name: str, reflected: bool = False, doc: str | None = Non
     def method(self, other):
         if type(other) is not Value:
             other = _constant(other, op)
-        a, b = (other, self) if reflected else (self, other)
-        out, saved = forward(a.data, b.data)
-        return init_node(_new(Value), out, op, (a, b), saved, None, True)
+        out, saved = forward(self.data, other.data)
+        return init_node(_new(Value), out, op, (self, other), saved, None, True)
 
+    def reflected_method(self, other):  # ``2 * v`` runs ``v.__rmul__(2)``: the op is ``2 × v``
+        if type(other) is not Value:
+            other = _constant(other, op)
+        out, saved = forward(other.data, self.data)
+        return init_node(_new(Value), out, op, (other, self), saved, None, True)
+
+    method = reflected_method if reflected else method
     method.__name__, method.__qualname__ = name, f"Value.{name}"
     method.__doc__ = doc or (f"``other {op.symbol} self`` (op '{op.name}')" if reflected
                              else f"``self {op.symbol} other`` (op '{op.name}')")

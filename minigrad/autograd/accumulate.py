@@ -11,6 +11,8 @@ import numpy as np
 
 __all__ = ["unbroadcast", "unbroadcastable", "fit_gradient", "accumulate", "vjp_results"]
 
+_add_reduce = np.add.reduce
+
 
 def unbroadcast(grad: np.ndarray, shape: tuple) -> np.ndarray:
     """Sum ``grad`` down to ``shape``: the backward of numpy broadcasting.
@@ -28,7 +30,9 @@ def unbroadcast(grad: np.ndarray, shape: tuple) -> np.ndarray:
     if extra == 1 and grad.shape[1:] == shape:  # the common case: a bias added to rows
         # (a numpy scalar, from summing a 1-D gradient for a 0-d input, as an array: the
         # engine adds into it in place)
-        return _array(grad.sum(axis=0))
+        if type(grad) is np.ndarray:  # (numpy's own sum(axis=0), minus its Python wrapper)
+            return _array(_add_reduce(grad, 0))
+        return grad.sum(axis=0)  # a node, in a create_graph pass: a recorded sum
     if not unbroadcastable(grad.shape, shape):
         raise ValueError(
             f"unbroadcast: a gradient of shape {grad.shape} cannot come from "

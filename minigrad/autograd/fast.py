@@ -14,12 +14,15 @@ The shortcuts, each with the test that pins what it relies on:
   instead of ``rule(g, *saved, **attrs)`` when an op has no settings: a call
   with ``*saved`` costs about a microsecond more.  (The equivalence test.)
 * **Passthrough rules are not called.**  ``registry.passthrough`` (both inputs
-  of ``+``) returns ``g`` unchanged, so its result is ``g``.
-  (``tests/ops/test_ufunc_ops.py``: add and sub use it; the equivalence test.)
+  of ``+``) returns ``g`` unchanged, so its result is ``g``, in both loops.
+  (``tests/ops/test_ufunc_ops.py``: add and sub use it; the equivalence test;
+  ``tests/autograd/test_fast_path_switches.py``: the scalar loop makes no call.)
 * **Gradients that already fit go in unchecked.**  A node whose
   ``grads_fit_inputs`` is set (an elementwise op that broadcast and promoted
   nothing) gets results already in each input's shape and dtype, so they skip
-  ``fit_gradient``.  (``tests/ops/test_tensor_registry.py``'s
+  ``fit_gradient``; any other gradient goes to ``fit_gradient`` only when its
+  shape or dtype object differs from its input's (``fit_gradient`` would return it
+  unchanged otherwise).  (``tests/ops/test_tensor_registry.py``'s
   ``test_elementwise_rules_return_gradients_that_fit`` checks the promise for
   every elementwise op; ``tests/tensor/test_tensor.py``'s ``test_which_nodes_fit``
   checks which nodes get the flag.)
@@ -59,22 +62,37 @@ __all__ = ["run_scalar", "run_tensor"]
 
 
 def run_scalar(order, retain_graph) -> None:
-    """The chain rule on floats: the whole algorithm in a dozen lines."""
+    """The chain rule on floats: the whole algorithm in a dozen lines (passthrough rules
+    not called, saved values spelled out, as in ``run_tensor``)."""
     for node in reversed(order):
         g = node.grad
         if g is not None:  # None: nothing that needs a gradient depends on this node
             saved = node.saved
             attrs = node.attrs
             rules = node.op.grads
-            if rules:
+            if not rules:
+                _run_vjp(node, g, saved, attrs, None)
+            else:
+                n = len(saved)
+                if n == 1:
+                    s0, = saved
+                elif n == 2:
+                    s0, s1 = saved
                 for parent, rule in zip(node.parents, rules):
                     if parent.requires_grad:
-                        local = rule(g, *saved, **attrs) if attrs else rule(g, *saved)
+                        if rule is passthrough:  # ∂out/∂input = 1: no call needed
+                            local = g
+                        elif attrs:
+                            local = rule(g, *saved, **attrs)
+                        elif n == 2:
+                            local = rule(g, s0, s1)
+                        elif n == 1:
+                            local = rule(g, s0)
+                        else:
+                            local = rule(g, *saved)
                         if local is not None:
                             grad = parent.grad
                             parent.grad = local if grad is None else grad + local
-            else:
-                _run_vjp(node, g, saved, attrs, None)
         if not retain_graph:
             node.saved = None
 
@@ -104,20 +122,21 @@ def run_tensor(order, retain_graph) -> None:
                     continue
                 if rule is passthrough:  # ∂out/∂input = 1: no call needed
                     local = g
-                elif attrs:
-                    local = rule(g, *saved, **attrs)
-                elif n == 1:
-                    local = rule(g, s0)
-                elif n == 2:
-                    local = rule(g, s0, s1)
-                elif n == 0:
-                    local = rule(g)
                 else:
-                    local = rule(g, *saved)
-                if local is None:
-                    continue
-                if local.__class__ is not ndarray:  # a numpy scalar, from 0-d arrays
-                    local = asarray(local)
+                    if attrs:
+                        local = rule(g, *saved, **attrs)
+                    elif n == 1:
+                        local = rule(g, s0)
+                    elif n == 2:
+                        local = rule(g, s0, s1)
+                    elif n == 0:
+                        local = rule(g)
+                    else:
+                        local = rule(g, *saved)
+                    if local is None:
+                        continue
+                    if type(local) is not ndarray:  # a numpy scalar, from 0-d arrays
+                        local = asarray(local)
                 if fits:  # already in the parent's shape and dtype
                     if parent.grad is not None:
                         _accumulate_array(parent, local, g, owned)
@@ -165,7 +184,9 @@ def _accumulate_array(parent, local, g, owned) -> None:
     copied), and a gradient left from an earlier pass is replaced by a fresh sum,
     not modified under the user's feet.
     """
-    local = fit_gradient(local, parent.data)
+    data = parent.data
+    if local.shape != data.shape or local.dtype is not data.dtype:  # (the quick test)
+        local = fit_gradient(local, data)
     current = parent.grad
     if current is None:
         if parent.op is None and (

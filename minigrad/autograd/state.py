@@ -14,6 +14,10 @@ level is active every new node takes the announcing path, which is where its
 tangent is computed (``node.announce``), so with forward mode off it costs no
 check at all beyond the one every op already makes.
 
+Their sum, ``UNUSUAL[0]``, is the one read the Tensor operators make before
+building a node by hand: zero means grad mode is on in every thread and nobody
+listens.
+
 A third, ``GRAD_HOOKS[0]``, counts live nodes with gradient hooks
 (``register_hook``, ``hooks.py``): while it is zero, backward takes the fast
 engine with no further look at hooks (one check per backward call).
@@ -47,6 +51,11 @@ class _State(threading.local):
 STATE = _State()
 GRAD_OFF = [0]
 HOOKS = [0]
+#: ``GRAD_OFF[0] + HOOKS[0]``: zero in the usual case, where an op's result is recorded
+#: without a look at grad mode and announced to nobody.  One read tells the Tensor
+#: operators' inlined node construction (``tensor_operators.py``) that it may run;
+#: otherwise they leave the node to ``node.init_node``.
+UNUSUAL = [0]
 #: live nodes that have gradient hooks (process-wide, like the hooks themselves)
 GRAD_HOOKS = [0]
 #: The stamp (``node.mark_modified``) of the latest in-place change in any thread,
@@ -61,6 +70,12 @@ _lock = threading.Lock()
 _packed_lock = threading.RLock()
 
 
+def _count(counter: list, delta: int) -> None:
+    """Move ``GRAD_OFF`` or ``HOOKS`` by ``delta``, and ``UNUSUAL`` with it (lock held)."""
+    counter[0] += delta
+    UNUSUAL[0] += delta
+
+
 def grad_enabled() -> bool:
     return not GRAD_OFF[0] or STATE.grad_enabled
 
@@ -70,9 +85,9 @@ def set_grad_mode(flag: bool) -> bool:
     with _lock:
         prev = STATE.grad_enabled
         if prev and not flag:
-            GRAD_OFF[0] += 1
+            _count(GRAD_OFF, 1)
         elif flag and not prev:
-            GRAD_OFF[0] -= 1
+            _count(GRAD_OFF, -1)
         STATE.grad_enabled = flag
     return prev
 
@@ -80,7 +95,7 @@ def set_grad_mode(flag: bool) -> bool:
 def set_recorders(recorders: tuple) -> tuple:
     with _lock:
         prev = STATE.recorders
-        HOOKS[0] += len(recorders) - len(prev)
+        _count(HOOKS, len(recorders) - len(prev))
         STATE.recorders = recorders
     return prev
 
@@ -88,7 +103,7 @@ def set_recorders(recorders: tuple) -> tuple:
 def set_anomaly(flag: bool) -> bool:
     with _lock:
         prev = STATE.anomaly
-        HOOKS[0] += int(flag) - int(prev)
+        _count(HOOKS, int(flag) - int(prev))
         STATE.anomaly = flag
     return prev
 
@@ -99,7 +114,7 @@ def set_order(order: int, making) -> tuple:
     it can be tagged: the pass counts in ``HOOKS``."""
     with _lock:
         prev = (STATE.order, STATE.making)
-        HOOKS[0] += int(order > 0) - int(prev[0] > 0)
+        _count(HOOKS, int(order > 0) - int(prev[0] > 0))
         STATE.order, STATE.making = order, making
     return prev
 
@@ -116,7 +131,7 @@ def set_dual(level) -> object:
     its tangent can be computed: the level counts in ``HOOKS``."""
     with _lock:
         prev = STATE.dual
-        HOOKS[0] += int(level is not None) - int(prev is not None)
+        _count(HOOKS, int(level is not None) - int(prev is not None))
         STATE.dual = level
     return prev
 def set_saved_hooks(hooks: tuple) -> tuple:
@@ -124,7 +139,7 @@ def set_saved_hooks(hooks: tuple) -> tuple:
     non-empty stack counts in ``HOOKS``, so that every new node is announced (and packed)."""
     with _lock:
         prev = STATE.saved_hooks
-        HOOKS[0] += int(bool(hooks)) - int(bool(prev))
+        _count(HOOKS, int(bool(hooks)) - int(bool(prev)))
         STATE.saved_hooks = hooks
     return prev
 

@@ -1,0 +1,92 @@
+"""The switches the fast paths read, and the shortcuts they take.
+
+``state.UNUSUAL`` is the one flag the Tensor operators read before building a node by
+hand: it must be non-zero whenever grad mode may be off or someone listens, so that
+the constructor (``node.init_node``) decides instead.  ``run_scalar`` passes ``g``
+through a passthrough rule without calling it, and ``unbroadcast``'s bias case sums
+an array with ``np.add.reduce`` but a node (``create_graph``) with its recorded
+``sum``.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+import minigrad
+from minigrad import Tensor, Value, no_grad, record
+from minigrad.autograd import fast, forward_ad, registry, state
+from minigrad.autograd.accumulate import unbroadcast
+from minigrad.autograd.graph import saved_tensors_hooks
+
+
+def _switches():
+    return {
+        "no_grad": no_grad,
+        "record": record,
+        "anomaly": minigrad.detect_anomaly,
+        "dual level": forward_ad.dual_level,
+        "saved hooks": lambda: saved_tensors_hooks(lambda x: x, lambda x: x),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_switches()))
+def test_unusual_is_the_sum_of_grad_off_and_listeners(name):
+    assert state.UNUSUAL[0] == state.GRAD_OFF[0] + state.HOOKS[0] == 0
+    with _switches()[name]():
+        assert state.UNUSUAL[0] == state.GRAD_OFF[0] + state.HOOKS[0] > 0
+    assert state.UNUSUAL[0] == 0
+
+
+def test_an_operator_under_no_grad_makes_a_constant():
+    a = Tensor(np.ones((2, 2), np.float32), requires_grad=True)
+    with no_grad():
+        outs = [a * a, a + 1.0, a.tanh(), -a]
+    assert all(o.op is None and not o.requires_grad and o.parents == () for o in outs)
+
+
+def test_an_operator_announces_its_node_while_recorded():
+    a = Tensor(np.ones((2, 2), np.float32), requires_grad=True)
+    with record() as rec:
+        out = (a * a).tanh()
+    made = [e for e in rec.events if e.kind == "created"]
+    assert out.id in {e.node.id for e in made} and out.parents[0].id in {
+        e.node.id for e in made}
+
+
+def test_the_scalar_fast_loop_does_not_call_passthrough():
+    calls = []
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code is registry.passthrough.__code__:
+            calls.append(frame)
+
+    a, b = Value(2.0), Value(3.0)
+    out = a + b
+    assert out.op.grads == (registry.passthrough, registry.passthrough)
+    out.grad = 1.5
+    sys.setprofile(profile)
+    try:
+        fast.run_scalar([out], retain_graph=True)
+    finally:
+        sys.setprofile(None)
+    assert a.grad == b.grad == 1.5 and not calls  # g passed on as it is
+
+
+def test_unbroadcast_of_a_bias_gradient_sums_rows_bit_for_bit():
+    rng = np.random.default_rng(0)
+    g = rng.standard_normal((5, 3)).astype(np.float32)
+    got = unbroadcast(g, (3,))
+    assert type(got) is np.ndarray and got.dtype == np.float32
+    assert got.tobytes() == g.sum(axis=0).tobytes()
+    zero_d = unbroadcast(g[0], ())
+    assert type(zero_d) is np.ndarray and zero_d.shape == ()
+
+
+def test_unbroadcast_of_a_node_records_a_sum():
+    g = Tensor(np.ones((4, 3), np.float32), requires_grad=True)
+    got = unbroadcast(g, (3,))
+    assert isinstance(got, Tensor) and got.op is not None and got.op.name == "sum"
+    assert got.parents == (g,)
