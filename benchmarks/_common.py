@@ -4,6 +4,17 @@ interleaved, and report medians and ratios measured in the same run.
 Timings on a shared 2-core machine are noisy: competing implementations run in
 separate processes (OpenBLAS threads busy-wait after each call and would slow
 whatever runs next in the same process), alternating, and we report medians.
+
+That still leaves the machine's slow and fast phases: a neighbour on the host
+can make everything in a process twice as slow for seconds at a time, and the
+ratio of two medians then says which process drew the slow phase.  With one
+BLAS thread (no busy-waiting threads to disturb the next call) ``paired`` runs
+the implementations in one process instead, in short blocks taken in turn, and
+reports the median of each block's ratio to the reference block beside it: both
+sides of a ratio ran within milliseconds of each other, so a phase slows both
+and cancels.  Tested on the tiny chain: the medians of separate processes gave
+2.38-2.90x across three runs, the paired ratio 2.53-2.58x, one of those runs in
+a phase that doubled every time.
 """
 
 from __future__ import annotations
@@ -17,11 +28,15 @@ import subprocess
 import sys
 import time
 
+THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+#: the environment of a worker with one BLAS thread (``run_worker(..., env=ONE_THREAD)``)
+ONE_THREAD = {var: "1" for var in THREAD_VARS}
+
 
 def pin_threads(n: int = 1) -> None:
     """Set BLAS thread counts for the workers (they inherit the environment, and the
     variables must be set before numpy is imported there)."""
-    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    for var in THREAD_VARS:
         os.environ[var] = str(n)
 
 
@@ -88,6 +103,47 @@ def interleave(script: str, impls: list[str], args: list[str], repeats: int, env
         for impl in impls:
             results[impl].append(run_worker(script, impl, args, env))
     return results
+
+
+def paired(steps: dict, reference: str, blocks: int = 100, inner: int = 10) -> dict:
+    """Time ``steps`` (name -> a no-argument callable) in this process, in turn.
+
+    Each round times ``inner`` calls of every step, one block each, in a fixed
+    order; a round gives each step the ratio of its block to the ``reference``
+    block of the same round.  Returns, per name, ``(median ratio, first quartile,
+    third quartile, best block time per call)``.  Call ``pin_threads(1)`` before
+    numpy is imported, or run the worker with ``env=ONE_THREAD`` (see the module doc for
+    why one thread).
+    """
+    names = list(steps)
+    for name in names:  # warm-up: first calls, caches, lazily built code
+        for _ in range(inner):
+            steps[name]()
+    times: dict[str, list[float]] = {name: [] for name in names}
+    for _ in range(blocks):
+        for name in names:
+            step = steps[name]
+            t0 = time.perf_counter()
+            for _ in range(inner):
+                step()
+            times[name].append((time.perf_counter() - t0) / inner)
+    out = {}
+    for name in names:
+        ratios = sorted(t / r for t, r in zip(times[name], times[reference]))
+        q1, q2, q3 = statistics.quantiles(ratios, n=4)
+        out[name] = (q2, q1, q3, min(times[name]))
+    return out
+
+
+def paired_lines(result: dict, reference: str, label: str = "") -> list[str]:
+    """``paired``'s result as one line per implementation: best time, median ratio, IQR."""
+    lines = []
+    for name, (ratio, q1, q3, best) in result.items():
+        line = f"  {name:<12}{best * 1e3:9.3f} ms (best block)"
+        if name != reference:
+            line += f"   {ratio:5.2f}x {reference}{label}  (quartiles {q1:.2f}-{q3:.2f})"
+        lines.append(line)
+    return lines
 
 
 def median(xs):

@@ -35,13 +35,27 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from _common import at_least, interleave, machine_line, median, pin_threads, timer  # noqa: E402
+from _common import (  # noqa: E402
+    ONE_THREAD,
+    at_least,
+    interleave,
+    machine_line,
+    median,
+    paired,
+    paired_lines,
+    pin_threads,
+    run_worker,
+    timer,
+)
 
 CASES = ("chain_4M", "mlp", "tiny")
 IMPLS = {"chain_4M": ("numpy", "minigrad", "jit", "jit-1thread", "jit-numexpr"),
          "mlp": ("numpy", "minigrad", "jit", "jit-step"), "tiny": ("numpy", "minigrad", "jit")}
 N = 4_000_000
 STEPS = 50
+#: the cases also timed by ``_common.paired``, and their least number of blocks (chain_4M's
+#: large arrays are timed in processes of their own: one case's heap changes the next's)
+PAIRED = {"mlp": 60, "tiny": 100}
 
 
 # --- chain_4M ----------------------------------------------------------------------------
@@ -211,7 +225,21 @@ def mlp_worker(impl, reps):
     return {"mlp": median(times), "mlp:first": first}
 
 
+def paired_worker(case: str, blocks: int) -> dict:
+    """numpy, eager minigrad and jit in this one process, in turn (``_common.paired``)."""
+    if case == "mlp":
+        from mlp import minigrad_step_fn, numpy_step_fn, paired_steps
+
+        return paired_steps({"numpy": numpy_step_fn, "minigrad": minigrad_step_fn,
+                             "jit": jit_mlp_step_fn, "jit-step": jit_train_step_fn}, blocks)
+    data = _tiny_data()
+    return paired({"numpy": numpy_tiny(*data), "minigrad": minigrad_tiny(*data, False),
+                   "jit": minigrad_tiny(*data, True)}, "numpy", blocks)
+
+
 def worker(impl: str, case: str, reps: int) -> dict:
+    if impl == "paired":
+        return paired_worker(case, reps)
     if case == "mlp":
         return mlp_worker(impl, reps)
     from minigrad import jit
@@ -284,6 +312,13 @@ def main():
                   f"(first call {first[i] * 1e3:.1f} ms)")
         print(f"  target: {targets[case]}; jit's first call (tracing, passes, compiling) "
               f"= {first['jit'] / med['jit']:.1f} cached calls")
+        if case in PAIRED:
+            blocks = max(args.reps, PAIRED[case])
+            print(f"  paired: in one process, in turn, {blocks} blocks, 1 BLAS thread (the "
+                  "figure to trust on a shared machine; _common.paired)")
+            result = run_worker(__file__, "paired", ["--case", case, "--reps", str(blocks)],
+                                ONE_THREAD)
+            print("\n".join(paired_lines(result, "numpy")))
 
 
 if __name__ == "__main__":

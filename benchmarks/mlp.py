@@ -43,11 +43,15 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from _common import (  # noqa: E402
+    ONE_THREAD,
     at_least,
     interleave,
     machine_line,
     median,
+    paired,
+    paired_lines,
     pin_threads,
+    run_worker,
     spread_mark,
     timer,
     with_torch,
@@ -167,7 +171,31 @@ def torch_step_fn(threads):
     return step
 
 
+def cycling(step_fn, batches_: list):
+    """A no-argument step for ``_common.paired``: ``step_fn``'s next batch, round and round."""
+    state = [0]
+
+    def step():
+        x, t = batches_[state[0] % len(batches_)]
+        state[0] += 1
+        return step_fn(x, t)
+
+    return step
+
+
+def paired_steps(makers: dict, blocks: int, inner: int = 5) -> dict:
+    """Each implementation's training step (``makers``: name -> step_fn maker) in this one
+    process, in turn (``_common.paired``); ratios to numpy."""
+    X, y = make_data(20 * BATCH, seed=3)
+    data = list(batches(X, y))
+    return paired({name: cycling(make(), data) for name, make in makers.items()}, "numpy",
+                  blocks, inner)
+
+
 def worker(impl: str, n: int, threads: int) -> dict:
+    if impl == "paired":
+        makers = {"numpy": numpy_step_fn, "minigrad": minigrad_step_fn}
+        return paired_steps(makers, blocks=max(60, n // 1000))
     X, y = make_data(n)
     if impl == "numpy":
         step = numpy_step_fn()
@@ -212,6 +240,12 @@ def main():
         if k:
             print()
         _compare(impls, n, threads, args.repeats)
+        if threads == 1:
+            print("paired: numpy and minigrad in one process, in turn, 5-step blocks (the "
+                  "figure to trust on a shared machine; _common.paired)")
+            result = run_worker(__file__, "paired", ["--samples", str(n), "--threads", "1"],
+                                ONE_THREAD)
+            print("\n".join(paired_lines(result, "numpy", " (target <= 1.10)")))
 
 
 def _compare(impls, n, threads, repeats):

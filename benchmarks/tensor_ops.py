@@ -39,11 +39,15 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from _common import (  # noqa: E402
+    ONE_THREAD,
     at_least,
     interleave,
     machine_line,
     median,
+    paired,
+    paired_lines,
     pin_threads,
+    run_worker,
     timer,
     with_torch,
 )
@@ -295,6 +299,8 @@ def torch_cases(np):
 def worker(impl: str, reps: int, which: str) -> dict:
     import numpy as np
 
+    if impl == "paired":
+        return paired_tiny(np, reps, which)
     cases = {"numpy": numpy_cases, "minigrad": minigrad_cases, "torch": torch_cases,
              "lean": lean_cases}[impl](np)
     gc.collect()
@@ -310,6 +316,14 @@ def worker(impl: str, reps: int, which: str) -> dict:
             out[name + ":faults"] = (resource.getrusage(resource.RUSAGE_SELF).ru_minflt
                                      - faults) / calls
     return out
+
+
+def paired_tiny(np, blocks: int, which: str) -> dict:
+    """The tiny chains of numpy, minigrad and the lean floor in this one process, in turn
+    (``_common.paired``): per case, each one's median ratio to numpy."""
+    impls = {"numpy": numpy_cases(np), "minigrad": minigrad_cases(np), "lean": lean_cases(np)}
+    return {case: paired({i: cases[case] for i, cases in impls.items()}, "numpy", blocks)
+            for case in TINY if which in ("all", "tiny", case)}
 
 
 # glibc returns freed memory at the top of the heap to the OS once more than
@@ -382,6 +396,13 @@ def main():
                {c: k for c, k in nodes.items() if c in res["numpy"][0]})
         print("  target: <= 2.5x numpy; lean = benchmarks/_lean_tensor.py, the floor for a "
               "Python engine")
+        blocks = max(args.reps, 100)
+        print(f"\npaired: the same chains in one process, in turn, {blocks} blocks, 1 BLAS "
+              "thread (the figure to trust on a shared machine; _common.paired)")
+        for case, result in run_worker(__file__, "paired", [
+                "--reps", str(blocks), "--which", which], ONE_THREAD).items():
+            print(f"{case}")
+            print("\n".join(paired_lines(result, "numpy")))
     large = LARGE if args.which in ("all", "large") else [c for c in LARGE if c == args.which]
     if large:
         for title, env, cases in (
