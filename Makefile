@@ -72,7 +72,7 @@ nb-exec: setup ## re-execute every lesson in place and clean its metadata (for c
 
 bench: setup ## run every benchmark (installs micrograd for scalar.py; PyTorch columns appear if torch is installed; slow)
 	$(PY) -m pip install --quiet -e ".[bench]"
-	@for b in scalar hooks tensor_ops mlp cnn higher_order memory stepper; do \
+	@for b in scalar hooks tensor_ops mlp cnn higher_order transforms jit checkpoint memory stepper; do \
 		echo "== benchmarks/$$b.py"; $(PY) benchmarks/$$b.py || exit 1; done
 
 lint: setup ## ruff
