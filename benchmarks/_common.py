@@ -33,6 +33,18 @@ THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 ONE_THREAD = {var: "1" for var in THREAD_VARS}
 
 
+# glibc returns freed memory at the top of the heap to the OS once more than
+# M_TRIM_THRESHOLD bytes are free there; the next large array then page-faults on
+# every page it touches (4 KiB each, ~0.25 us a fault).  The threshold moves: glibc
+# sets it to twice the largest mmapped block freed so far.  A training step that
+# allocates a few arrays of a megabyte or more and frees them all at its end can pay
+# that every step (cnn.py: ~1,800 faults a step for hand-written numpy, ~2,100 for
+# minigrad).  Run with this environment, every implementation keeps its heap: the
+# same allocator, no page faults, and what remains is the arithmetic and each
+# implementation's own overhead.  (A process can ask for the same with mallopt.)
+TUNED_MALLOC = {"MALLOC_TRIM_THRESHOLD_": str(1 << 30), "MALLOC_MMAP_THRESHOLD_": str(1 << 28)}
+
+
 def pin_threads(n: int = 1) -> None:
     """Set BLAS thread counts for the workers (they inherit the environment, and the
     variables must be set before numpy is imported there)."""

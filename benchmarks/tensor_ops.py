@@ -40,6 +40,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from _common import (  # noqa: E402
     ONE_THREAD,
+    TUNED_MALLOC,
     at_least,
     interleave,
     machine_line,
@@ -326,18 +327,11 @@ def paired_tiny(np, blocks: int, which: str) -> dict:
             for case in TINY if which in ("all", "tiny", case)}
 
 
-# glibc returns freed memory at the top of the heap to the OS once more than
-# M_TRIM_THRESHOLD bytes are free; the next large array then page-faults on every
-# page it touches.  The threshold moves: glibc sets it to twice the largest
-# mmapped block freed so far (here _data's float64 draws, so about 61 MiB).  In
-# chain_4M the graph holds x * y (16 MB) beyond what numpy holds, which lifts
-# the free memory at the top of the heap past that line: minigrad (and PyTorch)
-# pay ~2000 page faults per step that the numpy loop, just under it, does not.
-# Draw the data in float32 and the threshold falls to ~32 MiB: numpy pays them
-# too.  The second table runs every implementation with a trim threshold that
-# keeps the memory: same allocator, no page faults, and what remains is the
-# engine's own overhead.
-TUNED_MALLOC = {"MALLOC_TRIM_THRESHOLD_": str(1 << 30), "MALLOC_MMAP_THRESHOLD_": str(1 << 28)}
+# In chain_4M the graph holds x * y (16 MB) beyond what numpy holds, which lifts the
+# free memory at the top of the heap past glibc's trim threshold (_common.TUNED_MALLOC):
+# minigrad (and PyTorch) pay ~2000 page faults per step that the numpy loop, just
+# under it, does not.  Draw the data in float32 and the threshold falls to ~32 MiB:
+# numpy pays them too.  The second table runs every implementation with the heap kept.
 # The other regime, fixed: 4M float32 arrays (16 MB) still come from the heap, but
 # more than 32 MiB free at its top goes back to the OS, as after a process whose
 # largest freed block was one such array.
