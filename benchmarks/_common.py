@@ -147,6 +147,26 @@ def paired(steps: dict, reference: str, blocks: int = 100, inner: int = 10) -> d
     return out
 
 
+def cycling(step_fn, batches: list):
+    """A no-argument step for ``paired``: ``step_fn(x, y)`` on the next of ``batches``, round
+    and round (a training step sees new data each call, as in the separate processes)."""
+    state = [0]
+
+    def step():
+        x, y = batches[state[0] % len(batches)]
+        state[0] += 1
+        return step_fn(x, y)
+
+    return step
+
+
+def paired_training(makers: dict, batches: list, blocks: int, inner: int = 5) -> dict:
+    """``paired`` for training steps: ``makers`` maps a name to a function that builds that
+    implementation's ``step(x, y)``; each runs on ``batches`` in turn; ratios to "numpy"."""
+    return paired({name: cycling(make(), batches) for name, make in makers.items()}, "numpy",
+                  blocks, inner)
+
+
 def paired_lines(result: dict, reference: str, label: str = "") -> list[str]:
     """``paired``'s result as one line per implementation: best time, median ratio, IQR."""
     lines = []

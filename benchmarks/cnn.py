@@ -44,8 +44,8 @@ from _common import (  # noqa: E402
     interleave,
     machine_line,
     median,
-    paired,
     paired_lines,
+    paired_training,
     pin_threads,
     run_worker,
     spread_mark,
@@ -171,14 +171,10 @@ def torch_step_fn(threads):
 def paired_worker(blocks: int) -> dict:
     """numpy, minigrad and PyTorch (if installed) in this one process, in turn
     (``_common.paired``); ratios to numpy."""
-    from mlp import cycling
-
     makers = {"numpy": numpy_step_fn, "minigrad": minigrad_step_fn}
     if with_torch([]):
         makers["torch"] = lambda: torch_step_fn(1)
-    data = make_batches(10, seed=3)
-    return paired({name: cycling(make(), data) for name, make in makers.items()}, "numpy",
-                  blocks, 5)
+    return paired_training(makers, make_batches(10, seed=3), blocks)
 
 
 def worker(impl: str, steps: int, threads: int) -> dict:

@@ -48,8 +48,8 @@ from _common import (  # noqa: E402
     interleave,
     machine_line,
     median,
-    paired,
     paired_lines,
+    paired_training,
     pin_threads,
     run_worker,
     spread_mark,
@@ -171,25 +171,11 @@ def torch_step_fn(threads):
     return step
 
 
-def cycling(step_fn, batches_: list):
-    """A no-argument step for ``_common.paired``: ``step_fn``'s next batch, round and round."""
-    state = [0]
-
-    def step():
-        x, t = batches_[state[0] % len(batches_)]
-        state[0] += 1
-        return step_fn(x, t)
-
-    return step
-
-
 def paired_steps(makers: dict, blocks: int, inner: int = 5) -> dict:
     """Each implementation's training step (``makers``: name -> step_fn maker) in this one
     process, in turn (``_common.paired``); ratios to numpy."""
     X, y = make_data(20 * BATCH, seed=3)
-    data = list(batches(X, y))
-    return paired({name: cycling(make(), data) for name, make in makers.items()}, "numpy",
-                  blocks, inner)
+    return paired_training(makers, list(batches(X, y)), blocks, inner)
 
 
 def worker(impl: str, n: int, threads: int) -> dict:
