@@ -120,9 +120,11 @@ def interleave(script: str, impls: list[str], args: list[str], repeats: int, env
 def paired(steps: dict, reference: str, blocks: int = 100, inner: int = 10) -> dict:
     """Time ``steps`` (name -> a no-argument callable) in this process, in turn.
 
-    Each round times ``inner`` calls of every step, one block each, in a fixed
-    order; a round gives each step the ratio of its block to the ``reference``
-    block of the same round.  Returns, per name, ``(median ratio, first quartile,
+    Each round times ``inner`` calls of every step, one block each; a round gives
+    each step the ratio of its block to the ``reference`` block of the same round.
+    Every other round runs the steps in reverse order, so that no step always
+    follows the same one (a block starts with the previous block's data in the
+    caches).  Returns, per name, ``(median ratio, first quartile,
     third quartile, best block time per call)``.  Call ``pin_threads(1)`` before
     numpy is imported, or run the worker with ``env=ONE_THREAD`` (see the module doc for
     why one thread).
@@ -132,8 +134,8 @@ def paired(steps: dict, reference: str, blocks: int = 100, inner: int = 10) -> d
         for _ in range(inner):
             steps[name]()
     times: dict[str, list[float]] = {name: [] for name in names}
-    for _ in range(blocks):
-        for name in names:
+    for round_ in range(blocks):
+        for name in (names if round_ % 2 == 0 else names[::-1]):
             step = steps[name]
             t0 = time.perf_counter()
             for _ in range(inner):
