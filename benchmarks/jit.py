@@ -15,10 +15,10 @@ alternating, medians (``_common.py``); ratios are to numpy in the same run:
   "relu")``: the fused ``linear_relu`` op); ``jit-step``: the whole step as one
   ``jit.train_step`` (forward, backward, SGD; no graph node, no engine walk).
   Target: jit <= 1.0x numpy, which a compiled step cannot reach honestly here: both
-  make the same matrix products (most of the step), and written out in numpy, the
-  rest of what minigrad's rules do comes within 1.5% of the reference (paired: 1.013-
-  1.015x; the difference is relu's NaN-safe mask, one pass the reference skips).
-  What is left is Python around the same calls: ``jit-step`` 1.04x (paired).
+  make the same matrix products (most of the step), and minigrad's rules written out
+  in numpy cost what the reference costs (``mlp.py``'s paired ``numpy-rules`` row:
+  1.00x, quartiles 0.99-1.02).  What is left is Python around the same calls:
+  ``jit-step`` 1.04x (paired).
 * ``tiny``: the 4x4 chain of ``benchmarks/tensor_ops.py`` (50 steps of
   ``h = tanh(h*w + b)``, 150 nodes eagerly).  Target: jit <= 1.2x numpy.
 

@@ -128,6 +128,51 @@ def numpy_step_fn():
     return step
 
 
+def rules_step_fn():
+    """The numpy calls that minigrad's registry rules make for this step, written out by
+    hand: no graph, no engine, no modules.  Beside ``numpy`` it shows what the rules
+    themselves cost (relu's NaN-safe mask is one pass more, its product one array more);
+    beside ``minigrad``, what the engine and the modules add."""
+    import numpy as np
+
+    W1, b1, W2, b2, W3, b3 = init_weights()
+
+    def linear(x, w, b):
+        out = x @ w.T
+        out += b
+        return out
+
+    def relu_grad(g, out):  # tensor_ops.masked: g where out != 0, exactly 0 elsewhere
+        r = g * (out != 0)
+        return np.where(out != 0, r, 0) if np.isnan(r.min()) else r
+
+    def step(x, y):
+        n = len(y)
+        h1 = linear(x, W1, b1)
+        a1 = np.maximum(h1, 0)
+        h2 = linear(a1, W2, b2)
+        a2 = np.maximum(h2, 0)
+        z = linear(a2, W3, b3)
+        shifted = z - z.max(axis=1, keepdims=True)  # functional/losses.py's cross-entropy
+        e = np.exp(shifted)
+        total = e.sum(axis=1, keepdims=True)
+        loss = (np.log(total).sum() - shifted[np.arange(n), y].sum()) / n
+        probs = e / total
+        scale = np.ones((), z.dtype) * (1.0 / n)  # the seed, times the mean's 1/n
+        dz = probs * scale
+        dz[np.arange(n), y] -= scale
+        dW3, db3, da2 = dz.T @ a2, dz.sum(axis=0), dz @ W3
+        dh2 = relu_grad(da2, a2)
+        dW2, db2, da1 = dh2.T @ a1, dh2.sum(axis=0), dh2 @ W2
+        dh1 = relu_grad(da1, a1)
+        dW1, db1 = dh1.T @ x, dh1.sum(axis=0)
+        for p, g in ((W1, dW1), (b1, db1), (W2, dW2), (b2, db2), (W3, dW3), (b3, db3)):
+            p -= LR * g
+        return float(loss)
+
+    return step
+
+
 def minigrad_step_fn():
     import minigrad.functional as F
     from minigrad import Tensor, nn, optim
@@ -180,7 +225,8 @@ def paired_steps(makers: dict, blocks: int, inner: int = 5) -> dict:
 
 def worker(impl: str, n: int, threads: int) -> dict:
     if impl == "paired":
-        makers = {"numpy": numpy_step_fn, "minigrad": minigrad_step_fn}
+        makers = {"numpy": numpy_step_fn, "numpy-rules": rules_step_fn,
+                  "minigrad": minigrad_step_fn}
         return paired_steps(makers, blocks=max(60, n // 1000))
     X, y = make_data(n)
     if impl == "numpy":
@@ -227,11 +273,14 @@ def main():
             print()
         _compare(impls, n, threads, args.repeats)
         if threads == 1:
-            print("paired: numpy and minigrad in one process, in turn, 5-step blocks (the "
-                  "figure to trust on a shared machine; _common.paired)")
+            print("paired: numpy, minigrad's rules written out in numpy (rules_step_fn) and "
+                  "minigrad in one process, in turn, 5-step blocks (the figure to trust on a "
+                  "shared machine; _common.paired)")
             result = run_worker(__file__, "paired", ["--samples", str(n), "--threads", "1"],
                                 ONE_THREAD)
-            print("\n".join(paired_lines(result, "numpy", " (target <= 1.10)")))
+            print("\n".join(paired_lines(result, "numpy")))
+            print("  target: minigrad <= 1.10x numpy; numpy-rules - numpy is what the rules "
+                  "cost, minigrad - numpy-rules what the engine and the modules add")
 
 
 def _compare(impls, n, threads, repeats):

@@ -50,7 +50,7 @@ def test_tensor_ops_prints_paired_ratios_for_its_tiny_chain():
 
 def test_mlp_prints_a_paired_ratio_with_one_thread():
     out = _run("mlp.py", "--samples", "1280", "--repeats", "3", "--threads", "1")
-    _sane(_paired(out), ["minigrad"])
+    _sane(_paired(out), ["numpy-rules", "minigrad"])
 
 
 def test_jit_prints_paired_ratios_for_the_tiny_chain():
