@@ -15,7 +15,8 @@ system).
 
 The ratio to the floor moves too, for the same reason: the same code measured
 1.72-1.9x on the machine where the target was set and 2.58x on another (the
-commit before #15's rework, and today's code, in the same run).  A step builds
+commit before #15's rework; today's code 2.30-2.58x there; each run with its floor
+timed in the same run).  A step builds
 ~130,000 tracked objects, so Python runs one full collection per step, and a
 full collection visits every node and touches what each slot points to: per
 node the lean engine has its data and its parents' tuple to touch, minigrad

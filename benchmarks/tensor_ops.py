@@ -327,11 +327,13 @@ def paired_tiny(np, blocks: int, which: str) -> dict:
             for case in TINY if which in ("all", "tiny", case)}
 
 
-# In chain_4M the graph holds x * y (16 MB) beyond what numpy holds, which lifts the
-# free memory at the top of the heap past glibc's trim threshold (_common.TUNED_MALLOC):
-# minigrad (and PyTorch) pay ~2000 page faults per step that the numpy loop, just
-# under it, does not.  Draw the data in float32 and the threshold falls to ~32 MiB:
-# numpy pays them too.  The second table runs every implementation with the heap kept.
+# glibc's trim threshold (see _common.TUNED_MALLOC) is twice the largest mmapped block
+# freed so far: here _data's float64 draws, so about 61 MiB.  In chain_4M the graph
+# holds x * y (16 MB) beyond what numpy holds, which lifts the free memory at the top
+# of the heap past that line: minigrad (and PyTorch) pay ~2000 page faults per step
+# that the numpy loop, just under it, does not.  Draw the data in float32 and the
+# threshold falls to ~32 MiB: numpy pays them too.  The second table runs every
+# implementation with the heap kept.
 # The other regime, fixed: 4M float32 arrays (16 MB) still come from the heap, but
 # more than 32 MiB free at its top goes back to the OS, as after a process whose
 # largest freed block was one such array.
