@@ -1,8 +1,9 @@
 """What the trace hooks cost when nobody listens.
 
-Every op checks one process-wide counter (``HOOKS[0]``) before it would look
-for recorders or an anomaly mode.  This prints the cost of that check beside
-the cost of a whole scalar op, and an op's cost with a recorder that ignores
+Every op checks one process-wide counter (``COUNTS.watchers``, ``minigrad/core/modes.py``)
+before it would look for watchers (recorders, anomaly mode, forward mode ...).  This
+prints the cost of that check beside the cost of a whole scalar op, and an op's cost
+with a recorder that ignores
 every event (the price of listening).
 
     python benchmarks/hooks.py
@@ -17,7 +18,7 @@ import timeit
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import minigrad  # noqa: E402
-from minigrad.autograd.state import HOOKS  # noqa: E402
+from minigrad.core.modes import COUNTS  # noqa: E402
 
 
 class Ignore:
@@ -36,9 +37,9 @@ def best(stmt, env, number=200_000, repeat=7) -> float:
 
 def main():
     a, b = minigrad.Value(2.0), minigrad.Value(3.0)
-    env = {"a": a, "b": b, "HOOKS": HOOKS}
+    env = {"a": a, "b": b, "COUNTS": COUNTS}
     op = best("a * b", env)
-    check = best("HOOKS[0]", env) - best("pass", env)
+    check = best("COUNTS.watchers", env) - best("pass", env)
     with minigrad.record(Ignore()):
         listened = best("a * b", env)
     print(f"scalar mul, no recorder      : {op * 1e9:7.1f} ns")

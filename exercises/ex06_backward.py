@@ -4,7 +4,7 @@ Write ``backward(root, gradient=1.0)``: afterwards every node that ``root``
 depends on and that requires grad holds ``node.grad = d root / d node`` (times
 ``gradient``, the seed ``d L / d root``; for a loss it is 1).
 
-What you have (all on minigrad nodes, see ``minigrad/autograd/node.py``):
+What you have (all on minigrad nodes, see ``minigrad/core/node.py``):
 
 * ``minigrad.topological_order(root)``: every node, parents before children
   (or your own from exercise 05).  Reversed, a node comes after all its users.

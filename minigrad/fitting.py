@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from .autograd.grad_mode import no_grad
+from .core.modes import no_grad
 from .files import atomic_write
 from .tensor import Tensor
 

@@ -70,15 +70,14 @@ from functools import partial
 
 import numpy as np
 
-from .autograd.accumulate import unbroadcastable
 from .autograd.forward_ad import forward_mode_paused
-from .autograd.grad_mode import no_grad
-from .autograd.higher import NotTwiceDifferentiableError
-from .autograd.node import Node, init_node
-from .autograd.output_grads import OutputGrads
 from .autograd.outputs import record_outputs
-from .autograd.registry import Op
-from .autograd.state import grad_enabled
+from .core.accumulate import unbroadcastable
+from .core.modes import grad_enabled, no_grad
+from .core.node import Node, init_node
+from .core.op import Op
+from .engines.higher_order import NotTwiceDifferentiableError
+from .engines.output_grads import OutputGrads
 from .tensor import Tensor
 from .tensor_args import constant
 from .value import Value

@@ -38,9 +38,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .autograd.graph import topological_order
 from .autograd.saved import Packed
-from .autograd.trace import record
+from .autograd.tape import record
+from .core.order import topological_order
 
 __all__ = ["GraphMemory", "NodeMemory", "graph_memory", "format_bytes", "derivative_orders",
            "order_counts", "orders_text", "MemoryLedger", "LedgerStep", "NodeLedger", "ledger"]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 
 from .autograd.notation import notation
-from .autograd.registry import define_op, passthrough
+from .core.op import define_op, passthrough
 
 INF = math.inf
 NAN = math.nan
@@ -26,7 +26,7 @@ _2_SQRTPI = 2.0 / math.sqrt(math.pi)
 
 # --- IEEE-style float helpers -------------------------------------------------------
 # The gradient rules below call these on floats, and in a ``create_graph`` backward
-# pass on ``Value`` nodes (see ``autograd/higher.py``): on a node each helper is the
+# pass on ``Value`` nodes (see ``engines/higher_order.py``): on a node each helper is the
 # node's own op, so the rule, written once, is recorded too.
 def _node(x) -> bool:
     return x.__class__ is not float and hasattr(x, "engine_class")

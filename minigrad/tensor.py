@@ -6,7 +6,7 @@ Every op goes through one path, ``apply_op(op, *inputs, **attrs)``: turn the
 inputs into tensors, run the registry op's ``forward`` on the raw arrays, and
 record a node only when a gradient can flow (grad mode on and some input
 requires grad); otherwise the result is a plain constant leaf.  The backward
-engine is the shared one in ``minigrad.autograd.engine``.
+engine is the shared one in ``minigrad.core`` (the loops that run: ``minigrad.engines``).
 
 dtypes follow PyTorch: Python floats and lists become float32, float32 stays
 float32 through every op and gradient (Python numbers do not promote it, NEP
@@ -22,11 +22,13 @@ import warnings
 import numpy as np
 
 from . import tensor_ops as ops
-from .autograd.inplace import mark_modified
-from .autograd.node import Node, init_node
+from .autograd.differentiable import Differentiable
 from .autograd.outputs import Outputs, record_outputs
-from .autograd.registry import Op, get_op
-from .autograd.state import GRAD_OFF, STATE
+from .core.modes import COUNTS, STATE
+from .core.node import Node, init_node
+from .core.op import Op, get_op
+from .engines.higher_order import building_order
+from .engines.inplace import mark_modified
 from .formatting import array_to_string
 from .tensor_args import (
     as_array_result,
@@ -64,7 +66,7 @@ float32 = np.dtype(np.float32)
 _gelu_exact = unary_method(ops.GELU, "gelu")
 
 
-class Tensor(Node):
+class Tensor(Differentiable, engine=True):
     """An n-dimensional array in a computation graph.
 
     >>> x = Tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True, name="x")
@@ -171,7 +173,7 @@ class Tensor(Node):
         return self.data
 
     def __array__(self, dtype=None, copy=None):
-        if STATE.order and self.requires_grad:
+        if building_order() and self.requires_grad:
             raise TypeError(
                 "np.asarray() of a Tensor that requires grad while building a gradient's "
                 "graph (create_graph=True) would cut that graph: an op's gradient rule "
@@ -264,7 +266,7 @@ class Tensor(Node):
             # cannot happen in place: ``x += y`` means ``x = x + y``, a new node, and
             # anything else holding the old tensor keeps the old values.
             return NotImplemented
-        if self.requires_grad and (not GRAD_OFF[0] or STATE.grad_enabled):
+        if self.requires_grad and (not COUNTS.no_grad_threads or STATE.grad_enabled):
             raise RuntimeError(
                 f"in-place '{symbol}=' on a leaf that requires grad, with grad mode on. "
                 f"Parameter updates belong in `with minigrad.no_grad():` (then "

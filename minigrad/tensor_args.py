@@ -13,8 +13,8 @@ import numbers
 import numpy as np
 
 from .autograd.forward_ad import refuse_stale_inplace
-from .autograd.node import Node, init_node
-from .autograd.state import HOOKS
+from .core.modes import COUNTS
+from .core.node import Node, init_node
 
 __all__ = [
     "to_array", "check_differentiable", "NUMBERS", "promote", "as_number", "scalar_value",
@@ -377,7 +377,7 @@ def reduction_axis(axis, x, op_name):
 def inplace_operand(t, other, symbol: str) -> np.ndarray:
     """The array ``t <symbol>= other`` adds in, checked: the result keeps ``t``'s shape
     (and no forward-mode tangent goes stale)."""
-    if HOOKS[0]:
+    if COUNTS.watchers:
         refuse_stale_inplace(t, other, symbol)
     value = other.data if isinstance(other, Node) else np.asarray(other)
     try:

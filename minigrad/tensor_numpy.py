@@ -31,7 +31,8 @@ import operator
 
 import numpy as np
 
-from .autograd.state import GRAD_OFF, STATE
+from .core.modes import COUNTS, STATE
+from .engines.higher_order import building_order
 from .tensor_args import constant, lift
 
 __all__ = ["array_ufunc", "array_function", "implements", "HANDLED_FUNCTIONS", "DIFFERENTIABLE"]
@@ -95,7 +96,7 @@ def implements(numpy_function):
 
 
 def _needs_grad(values) -> bool:
-    return (not GRAD_OFF[0] or STATE.grad_enabled) and any(
+    return (not COUNTS.no_grad_threads or STATE.grad_enabled) and any(
         getattr(v, "requires_grad", False) for v in values)
 
 
@@ -151,7 +152,7 @@ def array_function(self, func, types, args, kwargs):
     if handler is not None:
         return handler(*args, **kwargs)
     values = _flat(args) + _flat(tuple(kwargs.values()))
-    if func not in NO_GRADIENT_FUNCTIONS and STATE.order and _needs_grad(values):
+    if func not in NO_GRADIENT_FUNCTIONS and building_order() and _needs_grad(values):
         raise TypeError(f"np.{func.__name__} on a Tensor that requires grad, while building "
                         f"a gradient's graph (create_graph=True): minigrad has no Tensor "
                         f"version of it, and computing it on the raw data would cut the "

@@ -10,7 +10,7 @@ loop is a visible share of a 4x4 op's cost (``benchmarks/tensor_ops.py``), so
   (``tests/ops/test_ufunc_ops.py`` compares the two paths for every such op);
 * the **one inlined copy** of ``node.init_node``'s slot assignments, for the usual
   case only: some input requires grad, grad mode is on and nobody listens, which
-  one read of ``state.UNUSUAL`` tells.  Otherwise (grad mode possibly off, a
+  one read of ``core.modes.COUNTS.detours`` tells.  Otherwise (grad mode possibly off, a
   recorder, anomaly mode, a dual level, nothing to record) the constructor itself
   makes the node and decides whether to record the op: there is one predicate.
   (``tests/autograd/test_node_constructor.py`` compares the operators' nodes slot by
@@ -25,10 +25,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .autograd.ids import next_id
-from .autograd.node import init_node
-from .autograd.registry import SAVES
-from .autograd.state import UNUSUAL
+from .core.modes import COUNTS
+from .core.node import init_node, next_id
+from .core.op import SAVES
 from .tensor_args import as_array_result, lift, op_error, promote
 
 __all__ = ["binary_method", "unary_method"]
@@ -102,7 +101,7 @@ def _unary_run(op):
             saved = (ad,) if keep == 1 else (out,) if keep == 2 else ()
         # An elementwise op's rules return gradients in the output's shape and dtype,
         # which are its one input's.
-        if UNUSUAL[0] or not a.requires_grad:  # the constructor decides, its way
+        if COUNTS.detours or not a.requires_grad:  # the constructor decides, its way
             return init_node(_new(cls), out, op, (a,), saved, None, elementwise)
         node = _new(cls)  # recorded: init_node's slots, written out
         node.data = out
@@ -164,7 +163,7 @@ def _binary_run(op):
             fits = elementwise and same_dtype and bd.shape == out.shape
         else:
             needs = fits = False
-        if UNUSUAL[0] or not needs:  # the constructor decides, its way
+        if COUNTS.detours or not needs:  # the constructor decides, its way
             return init_node(_new(cls), out, op, (a, b), saved, None, fits)
         node = _new(cls)  # recorded: init_node's slots, written out
         node.data = out

@@ -12,8 +12,9 @@ from __future__ import annotations
 import numbers
 
 from . import scalar_ops as ops
-from .autograd.node import Node, init_node
-from .autograd.state import STATE
+from .autograd.differentiable import Differentiable
+from .core.node import Node, init_node
+from .engines.higher_order import building_order
 from .formatting import format_number
 
 __all__ = ["Value"]
@@ -61,7 +62,7 @@ def _binary_method(op, name: str, reflected: bool = False, doc: str | None = Non
     return method
 
 
-class Value(Node):
+class Value(Differentiable, engine=True):
     """A scalar in a computation graph.
 
     >>> a = Value(2.0, name="a"); b = Value(3.0, name="b")
@@ -157,7 +158,7 @@ class Value(Node):
         return self.data
 
     def __float__(self) -> float:
-        if STATE.order and self.requires_grad:
+        if building_order() and self.requires_grad:
             raise TypeError(
                 "float() of a Value that requires grad while building a gradient's graph "
                 "(create_graph=True) would cut that graph: an op's gradient rule must use "

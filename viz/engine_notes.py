@@ -1,6 +1,6 @@
 """How the engine runs, in a replay: pending counts, the ready queue and gradient hooks.
 
-Besides its events, a tape keeps the engine's *notes* (``minigrad.autograd.trace``):
+Besides its events, a tape keeps the engine's *notes* (``minigrad.autograd.tape``):
 ``scheduled(counts)`` when a ready-queue pass starts (``backward(...,
 scheduler="ready-queue")``), ``ready(node, queue)`` when a node's last contribution
 arrived, and ``hooked(node, hook, before, after)`` when a ``register_hook`` hook

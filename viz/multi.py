@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad.autograd.output_grads import OutputGrads, Outputs
 from minigrad.autograd.outputs import OUTPUT, is_record
+from minigrad.engines.output_grads import OutputGrads, Outputs
 
 from .formatting import format_shape
 

@@ -35,10 +35,10 @@ def record_call(fn, inputs, *, create_graph: bool = False, second: bool = False,
     ``names`` are the names the inputs got (``fn``'s parameter names).  See the
     module doc for the passes; ``second=True`` needs ``create_graph=True``.
     ``scheduler`` is the order backward runs in (``"dfs"`` or ``"ready-queue"``:
-    ``minigrad.autograd.scheduler``, whose pending counts and queue the replay shows).
+    ``minigrad.engines.ready_queue``, whose pending counts and queue the replay shows).
     """
     import minigrad
-    from minigrad.autograd.engine import SCHEDULERS
+    from minigrad.engines.choose import SCHEDULERS
 
     if scheduler not in SCHEDULERS:
         raise ValueError(f"step_through: scheduler must be one of "
@@ -121,7 +121,7 @@ def _gradients(out) -> list:
 def _gradient_sum(grads, fn):
     """The scalar the second backward starts from: the gradient itself for one scalar
     input, else the sum of every gradient's elements (recorded as order-k nodes)."""
-    from minigrad.autograd.higher import differentiating
+    from minigrad.engines.higher_order import differentiating
 
     live = [g for g in grads if g.requires_grad]
     if not live:

@@ -1,7 +1,7 @@
 """A forward-mode pass as frames: tangents flowing forward, edge by edge (issue #17).
 
 Inside ``forward_ad.dual_level()`` every op gives its result a tangent as it is
-made, and a recording tape keeps forward mode's notes (``minigrad.autograd.trace``):
+made, and a recording tape keeps forward mode's notes (``minigrad.autograd.tape``):
 ``dual(node, tangent)`` where ``make_dual`` attached one, and per edge
 ``tangent(node, op, parent, slot, incoming, contribution, total, derivative)``,
 with ``contribution = ∂node/∂parent · incoming``.  ``TangentFrames`` replays them:

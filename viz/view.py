@@ -372,7 +372,7 @@ def build_view(
     the values it kept at record time, so a replay shows what backward used.
     ``orders`` keeps some derivative orders only (``viz.orders``).
     """
-    from minigrad.autograd.graph import topological_order
+    from minigrad.core.order import topological_order
     from minigrad.memory import derivative_orders
 
     opts = resolve("viz", options, dict(

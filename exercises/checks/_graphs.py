@@ -112,6 +112,6 @@ def uses(nodes) -> dict:
 
 def graph_ids(root) -> set:
     """Ids of every node ``root`` depends on (``root`` included)."""
-    from minigrad.autograd.graph import ancestors
+    from minigrad.core.order import ancestors
 
     return set(ancestors(root))

@@ -3,7 +3,7 @@ answers about a printed graph, computed from the same graph built here."""
 
 import viz
 from minigrad import Value
-from minigrad.autograd import graph
+from minigrad.core import order
 
 from ._support import call, fail, fmt
 
@@ -70,7 +70,7 @@ HINTS = {
 
 def check_read_graph(read_graph):
     loss, x = quiz_graph()
-    nodes = list(graph.ancestors(loss).values())
+    nodes = list(order.ancestors(loss).values())
     want = {
         "leaves": sorted(n.label for n in nodes if n.op is None and n.requires_grad),
         "constants": sum(1 for n in nodes if n.op is None and not n.requires_grad),

@@ -4,7 +4,7 @@ compared with a reference, with the common slips recognised by their numbers."""
 import numpy as np
 
 from minigrad import Value
-from minigrad.autograd import engine
+from minigrad.engines import choose
 
 from ._support import call, close, expect_close, fail, fmt
 
@@ -105,18 +105,18 @@ def check_gradient_descent(gradient_descent):
 class _CountingBackward:
     def __init__(self):
         self.calls = 0
-        self.original = engine.backward
+        self.original = choose.backward
 
     def __enter__(self):
         def counted(*args, **kwargs):
             self.calls += 1
             return self.original(*args, **kwargs)
 
-        engine.backward = counted
+        choose.backward = counted
         return self
 
     def __exit__(self, *exc):
-        engine.backward = self.original
+        choose.backward = self.original
         return False
 
 

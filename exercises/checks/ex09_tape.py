@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 from minigrad import Value
-from minigrad.autograd import graph
+from minigrad.core import order
 
 from ._support import call, close, fail, fmt
 
@@ -57,7 +57,7 @@ def _reference_grads(vals, out):
     for v in vals:
         v.grad = None
     vals[out].backward(retain_graph=True)
-    deps = graph.ancestors(vals[out])
+    deps = order.ancestors(vals[out])
     return [v.grad if v.id in deps else 0.0 for v in vals]
 
 

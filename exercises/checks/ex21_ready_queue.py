@@ -6,8 +6,11 @@ import contextlib
 
 import minigrad
 from minigrad import Value
-from minigrad.autograd import engine, graph, node
-from minigrad.autograd.scheduler import dependencies
+from minigrad.autograd.differentiable import Differentiable
+from minigrad.core import backward as core_backward
+from minigrad.core import order
+from minigrad.engines import choose
+from minigrad.engines.ready_queue import dependencies
 
 from . import _graphs
 from ._support import call, expect_returned, fail, fmt, forbidding, rng_for
@@ -17,8 +20,9 @@ WHY = {"backward": "ex21: write the loop yourself instead of calling minigrad's 
        "topological_order": "ex21: write the walk yourself instead of calling minigrad's "
                             "topological_order: the point of the ready queue is that counting "
                             "needs no sort (a stack and a set of seen ids will do)"}
-HIDDEN = {"backward": [(engine, "backward"), (node.Node, "backward")],
-          "topological_order": [(graph, "topological_order"), (minigrad, "topological_order"),
+HIDDEN = {"backward": [(choose, "backward"), (core_backward, "backward"),
+            (Differentiable, "backward")],
+          "topological_order": [(order, "topological_order"), (minigrad, "topological_order"),
                                 (minigrad.autograd, "topological_order")]}
 RUN_ONCE = ("each node runs exactly once, when its count reaches zero (a recursive walk "
             "that pushes a node again at every contribution re-visits a reused node)")
@@ -70,7 +74,7 @@ def _hidden(impl):
 
 
 def _expected_counts(root) -> dict:
-    return dependencies(graph.topological_order(root, leaves=False))
+    return dependencies(order.topological_order(root, leaves=False))
 
 
 def check_pending_counts(pending_counts):

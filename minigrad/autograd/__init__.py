@@ -1,22 +1,31 @@
-"""The autograd core shared by both engines: graph records, the op registry,
-the backward engine and its two schedulers, grad mode, trace events, gradient
-hooks, anomaly detection, gradcheck, forward mode (``forward_ad``)."""
+"""``minigrad.autograd``: PyTorch's ``torch.autograd``, for both engines.
 
+The engine itself is ``minigrad/core`` (the afternoon's read) and the loops
+that run are ``minigrad/engines``; this package holds what is built on them
+under PyTorch's names: ``grad``, ``gradcheck``, anomaly mode, forward mode
+(``forward_ad``), ``saved_tensors_hooks`` (``graph``), recording tapes
+(``record``, ``Tape``), multi-output records, and the user's verbs on a node
+(``differentiable.py``).
+"""
+
+from ..core.accumulate import unbroadcast
+from ..core.backward import GraphReleasedError
+from ..core.modes import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from ..core.node import Node
+from ..core.op import Op, define_op, get_op, register, registered_ops
+from ..core.order import topological_order
+from ..engines.choose import SCHEDULERS, backward
+from ..engines.higher_order import NotTwiceDifferentiableError
+from ..engines.hooked import RemovableHandle
 from . import forward_ad
 from .anomaly import AnomalyError, detect_anomaly
-from .engine import SCHEDULERS, GraphReleasedError, backward, unbroadcast
 from .forward_ad import UnpackedDualTensor, dual_level, make_dual, unpack_dual
-from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .gradients import grad
-from .graph import saved_tensors_hooks, topological_order
-from .higher import NotTwiceDifferentiableError
-from .hooks import RemovableHandle
-from .node import Node
-from .registry import Op, define_op, get_op, register, registered_ops
+from .graph import saved_tensors_hooks
 from .saved import SavedTensorHookError
 from .tangents import NoForwardRuleError
-from .trace import (
+from .tape import (
     Contribute,
     Created,
     Dual,

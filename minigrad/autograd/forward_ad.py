@@ -43,19 +43,20 @@ gradient is a Hessian-vector product (forward-over-reverse).  Works for
 from __future__ import annotations
 
 import numbers
+import threading
 import weakref
 from collections import namedtuple
 
 import numpy as np
 
-from .node import Node, set_tangent, tangent_of
-from .registry import Op, passthrough
-from .state import HOOKS, STATE, set_dual
-from .tangents import NoForwardRuleError
+from ..core.modes import DERIVE, STATE, unwatch, watch
+from ..core.node import Node, origin_of
+from ..core.op import Op, passthrough
+from .tangents import NoForwardRuleError, forward_rules, output_tangent
 
 __all__ = ["dual_level", "make_dual", "unpack_dual", "UnpackedDualTensor", "forward_mode_paused",
-           "refuse_stale_inplace",
-           "NoForwardRuleError"]
+           "refuse_stale_inplace", "NoForwardRuleError", "active", "tangent_of", "set_tangent",
+           "flow_tangent"]
 
 #: what ``unpack_dual`` returns (PyTorch's name): the value and its tangent
 UnpackedDualTensor = namedtuple("UnpackedDualTensor", ["primal", "tangent"])
@@ -74,6 +75,35 @@ class _Level:
 _LEVELS = [0]  # how many levels were entered so far (each gets a fresh index)
 
 
+class _Dual(threading.local):
+    #: the active level in this thread, or ``None``
+    level = None
+    #: its watcher's token (``core.modes.watch``)
+    entry = None
+
+
+_DUAL = _Dual()
+
+
+def active() -> bool:
+    """True inside a dual level in this thread."""
+    return _DUAL.level is not None
+
+
+def _set_level(level) -> object:
+    """Enter (a level) or leave (``None``) forward mode in this thread; returns the previous
+    level.  While one is active every new node is shown to ``_flow``, which computes its
+    tangent."""
+    prev = _DUAL.level
+    if prev is not None:
+        unwatch(_DUAL.entry)
+        _DUAL.entry = None
+    _DUAL.level = level
+    if level is not None:
+        _DUAL.entry = watch(DERIVE, _flow)
+    return prev
+
+
 class dual_level:
     """``with dual_level():`` forward mode is on inside the block (``as`` gives its index).
 
@@ -82,19 +112,19 @@ class dual_level:
     """
 
     def __enter__(self) -> int:
-        if STATE.dual is not None:
+        if _DUAL.level is not None:
             raise RuntimeError(
                 "dual_level: nested forward-mode levels are not supported (one is already "
                 "active in this thread); leave it first, or compute both directions in one "
                 "level")
         _LEVELS[0] += 1
         self._level = _Level(_LEVELS[0])
-        set_dual(self._level)
+        _set_level(self._level)
         return self._level.index
 
     def __exit__(self, *exc) -> bool:
         level = self._level
-        set_dual(None)
+        _set_level(None)
         for origin in list(level.carriers):
             origin.tangent = None
         level.carriers.clear()
@@ -138,7 +168,7 @@ def make_dual(primal, tangent):
     if not isinstance(primal, Node):
         raise TypeError(f"make_dual: the primal must be a Tensor or a Value, got "
                         f"{type(primal).__name__}")
-    if STATE.dual is None:
+    if _DUAL.level is None:
         raise RuntimeError("make_dual: forward mode is off; call it inside "
                            "`with minigrad.autograd.forward_ad.dual_level():`")
     engine = _engine(primal)
@@ -191,7 +221,7 @@ def unpack_dual(x) -> UnpackedDualTensor:
     the same engine, or ``None`` when ``x`` has none (and ``x`` itself as the primal)."""
     if not isinstance(x, Node):
         raise TypeError(f"unpack_dual: expected a Tensor or a Value, got {type(x).__name__}")
-    t = tangent_of(x) if STATE.dual is not None else None
+    t = tangent_of(x) if _DUAL.level is not None else None
     if t is None:
         return UnpackedDualTensor(x, None)
     cls = x.engine_class
@@ -205,14 +235,14 @@ class forward_mode_paused:
     tangent).  Costs one check when forward mode is off."""
 
     def __enter__(self):
-        self._level = STATE.dual if HOOKS[0] else None
+        self._level = _DUAL.level
         if self._level is not None:
-            set_dual(None)
+            _set_level(None)
         return self
 
     def __exit__(self, *exc) -> bool:
         if self._level is not None:
-            set_dual(self._level)
+            _set_level(self._level)
         return False
 
 
@@ -220,7 +250,7 @@ def refuse_stale_inplace(target, other, symbol: str) -> None:
     """``target <symbol>= other`` in place, inside a dual level, where either side has a
     tangent: refused, since the tangent cannot follow a change made behind the op
     record (``target`` would keep its old tangent).  ``x = x + y`` works."""
-    if STATE.dual is None:
+    if _DUAL.level is None:
         return
     if tangent_of(target) is None and (not isinstance(other, Node) or tangent_of(other) is None):
         return
@@ -229,3 +259,70 @@ def refuse_stale_inplace(target, other, symbol: str) -> None:
         f"in-place '{symbol}=' on a tensor of shape {target.data.shape} inside a dual level, "
         f"with a forward-mode tangent on {which}: "
         f"the tangent would go stale; write x = x {symbol} y (a new node, with its tangent)")
+
+
+# --- forward mode: the tangent of each new node ----------------------------------------
+def tangent_of(node):
+    """``node``'s forward-mode tangent (raw data, like ``node.data``), or ``None``."""
+    origin = node.origin
+    return None if origin is None else origin.tangent
+
+
+def set_tangent(node, tangent) -> None:
+    """Give ``node`` a tangent at the active dual level, which forgets it on exit."""
+    origin = origin_of(node)
+    origin.tangent = tangent
+    _DUAL.level.carriers.add(origin)
+
+
+def _flow(node) -> None:
+    """The watcher of an active dual level (stage ``DERIVE``): each new node gets its
+    tangent from its op and its inputs' tangents, recorded by a graph or not."""
+    if node.op is not None:
+        flow_tangent(node, node.op, node.parents, node.saved, node.attrs)
+        return
+    made = STATE.unrecorded  # a constant leaf an op made with no graph to record it in
+    if made is not None:
+        STATE.unrecorded = None
+        flow_tangent(node, made.op, made.parents, made.saved, made.attrs)
+
+
+def flow_tangent(node, op, parents, saved, attrs) -> None:
+    """Forward mode for one op: ``ṫ_node = Σᵢ ∂node/∂parentᵢ · ṫᵢ`` from the parents'
+    tangents (``tangents.output_tangent``), attached to ``node`` as it is made.
+
+    Nothing here needs a graph: the parents are at hand while the op runs, so a
+    result that no graph records gets its tangent too.  Recorders with a
+    ``tangent`` method hear each edge's share (see ``tape.py``).
+    """
+    tangents = [tangent_of(p) for p in parents]
+    if all(t is None for t in tangents):
+        return
+    parts = [] if STATE.recorders else None
+    total = output_tangent(op, [p.data for p in parents], node.data, saved, attrs,
+                           tangents, parts)
+    if total is None:
+        return
+    set_tangent(node, total)
+    if parts is not None:
+        _announce_tangent(node, op, parents, saved, attrs, tangents, parts, total)
+
+
+def _announce_tangent(node, op, parents, saved, attrs, tangents, parts, total) -> None:
+    """Each edge's share of ``node``'s tangent, to recorders that listen for it: the
+    parts of an op with one rule per input, else (one ``jvp``, ``linear``) each edge
+    that brought a tangent, with slot and share ``None``: the rule took them at once.
+    A scalar op's edge also tells its bare derivative, the rule at ṫ = 1."""
+    listeners = [r.tangent for r in STATE.recorders if callable(getattr(r, "tangent", None))]
+    if not listeners:
+        return
+    if not parts:
+        parts = [(None, None, parent, t) for parent, t in zip(parents, tangents) if t is not None]
+    else:
+        parts = [(slot, part, parents[slot], tangents[slot]) for slot, part in parts]
+    rules = forward_rules(op) if op.engine == "scalar" else ()
+    for slot, part, parent, incoming in parts:
+        derivative = (None if slot is None or not rules
+                      else rules[slot](1.0, *saved, **(attrs or {})))
+        for tell in listeners:
+            tell(node, op, parent, slot, incoming, part, total, derivative)

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .grad_mode import no_grad
-from .node import Node
+from ..core.modes import no_grad
+from ..core.node import Node
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 

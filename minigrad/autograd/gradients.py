@@ -18,8 +18,10 @@ leaving every ``.grad`` as it was::
 
 from __future__ import annotations
 
-from .engine import run_backward, seed_gradient
-from .graph import ancestors
+from ..core.backward import seed_gradient
+from ..core.order import ancestors
+from ..engines.choose import run_backward
+from ..engines.higher_order import seed_node
 
 __all__ = ["grad"]
 
@@ -51,7 +53,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None,
             raise RuntimeError(f"grad: output {k} does not require grad, so there is no "
                                f"graph to go back through (were the inputs created with "
                                f"requires_grad=True, and grad mode on?)")
-    seeds = [seed_gradient(out, g, create_graph) for out, g in zip(outputs, grad_outputs)]
+    seeds = [seed_node(out, g) if create_graph else seed_gradient(out, g)
+             for out, g in zip(outputs, grad_outputs)]
 
     reachable = ancestors(outputs)
     unused = [k for k, x in enumerate(inputs) if x.id not in reachable or not x.requires_grad]

@@ -1,93 +1,11 @@
-"""Walking a graph without recursion, and hooks on what a graph saves.
-
-A recursive topological sort (micrograd's ``build_topo``) fails with
-``RecursionError`` once a chain is about a thousand nodes deep.  Here the walk
-keeps its own stack, so a million-node chain is as easy as a three-node one.
-
-``saved_tensors_hooks`` lives here under PyTorch's name
-(``torch.autograd.graph.saved_tensors_hooks``); how it works is ``saved.py``.
-"""
+"""``saved_tensors_hooks``, under PyTorch's name (``torch.autograd.graph``); how it works
+is ``saved.py``."""
 
 from __future__ import annotations
 
-from operator import attrgetter
+from .saved import saved_hooks, set_saved_hooks
 
-from .state import STATE, set_saved_hooks
-
-__all__ = ["topological_order", "ancestors", "saved_tensors_hooks"]
-
-_by_id = attrgetter("id")
-
-
-def _as_roots(roots) -> tuple:
-    if hasattr(roots, "parents"):  # a single node (a Tensor is iterable too)
-        return (roots,)
-    return tuple(roots)
-
-
-def ancestors(roots, *, only_requiring_grad: bool = False, leaves: bool = True) -> dict:
-    """Every node reachable from ``roots`` (roots included), as ``{node.id: node}``.
-
-    An iterative depth-first search: pop a node, push the parents not seen yet.
-    With ``only_requiring_grad`` the walk does not enter parents that need no
-    gradient (constants, inputs).  With ``leaves=False`` it keeps only nodes
-    made by an op: what backward visits, since leaves have no rule to run.
-    """
-    return {node.id: node for node in _reachable(roots, only_requiring_grad, leaves)}
-
-
-def _reachable(roots, only_requiring_grad, leaves) -> list:
-    """``ancestors`` as a list in discovery order (a set of ids and a list: cheaper
-    than the dict on backward's path, which walks the graph on every call; depth first,
-    except backward's walk, ``leaves=False``)."""
-    nodes = []
-    seen = set()
-    for root in _as_roots(roots):
-        if root.id not in seen:
-            seen.add(root.id)
-            nodes.append(root)
-    if not leaves:  # backward's walk; a node made by an op always requires grad
-        # Breadth first, with the list it builds as its queue (a list iterator sees what
-        # is appended while it runs): one append per node, no stack.  The order it finds
-        # nodes in does not matter, since backward sorts them by id.
-        for node in nodes:
-            for parent in node.parents:
-                if parent.op is not None:
-                    i = parent.id
-                    if i not in seen:
-                        seen.add(i)
-                        nodes.append(parent)
-        return nodes
-    stack = nodes[:]  # (not list(nodes): callgrind counts this walk ~20% dearer with it)
-    while stack:
-        for parent in stack.pop().parents:
-            i = parent.id
-            if i not in seen and (parent.requires_grad or not only_requiring_grad):
-                seen.add(i)
-                nodes.append(parent)
-                stack.append(parent)
-    return nodes
-
-
-def topological_order(roots, *, only_requiring_grad: bool = False, leaves: bool = True) -> list:
-    """Every node reachable from ``roots``, each parent before all of its children.
-
-    Each node appears once, even when it is reached along several paths
-    (shared subexpressions).  Reversed, the list is the order backward visits
-    nodes in: a node's gradient is complete once every node that uses it has
-    been processed.
-
-    How: collect the reachable nodes with an iterative depth-first search,
-    then sort them by id.  Ids come from a counter at creation, and an op's
-    inputs must exist before the op can run, so a parent's id is always
-    smaller than its children's: creation order *is* a topological order (the
-    idea behind a tape).  The sort makes the order deterministic too.
-
-    The keyword arguments are those of ``ancestors``.
-    """
-    nodes = _reachable(roots, only_requiring_grad, leaves)
-    nodes.sort(key=_by_id)
-    return nodes
+__all__ = ["saved_tensors_hooks"]
 
 
 class saved_tensors_hooks:
@@ -123,7 +41,7 @@ class saved_tensors_hooks:
         self._prev = None
 
     def __enter__(self):
-        self._prev = set_saved_hooks(STATE.saved_hooks + ((self.pack_hook, self.unpack_hook),))
+        self._prev = set_saved_hooks(saved_hooks() + ((self.pack_hook, self.unpack_hook),))
         return self
 
     def __exit__(self, *exc):

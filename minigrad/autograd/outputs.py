@@ -28,10 +28,11 @@ get no output node: they are constants, as in PyTorch, and their slot stays None
 
 from __future__ import annotations
 
-from .node import init_node, set_tangent, tangent_of
-from .output_grads import OutputGrads, Outputs, differentiable
-from .registry import Op
-from .state import HOOKS, STATE, grad_enabled
+from ..core.modes import grad_enabled
+from ..core.node import init_node
+from ..core.op import Op
+from ..engines.output_grads import OutputGrads, Outputs, differentiable
+from . import forward_ad
 from .tangents import output_tangent
 
 __all__ = ["Outputs", "OutputGrads", "OUTPUT", "record_outputs", "multi_vjp",
@@ -70,7 +71,7 @@ def record_outputs(cls, op, parents, outs, saved=(), attrs=None) -> tuple:
     outs = Outputs(outs)
     if not (grad_enabled() and any(p.requires_grad for p in parents)):
         nodes = tuple(init_node(object.__new__(cls), x) for x in outs)
-        if HOOKS[0] and STATE.dual is not None:  # forward mode needs no record
+        if forward_ad.active():  # forward mode needs no record
             _unrecorded_tangents(nodes, op, parents, outs, saved, attrs)
         return nodes
     record = init_node(object.__new__(cls), outs, op, tuple(parents), saved, attrs)
@@ -84,13 +85,13 @@ def record_outputs(cls, op, parents, outs, saved=(), attrs=None) -> tuple:
 def _unrecorded_tangents(nodes, op, parents, outs, saved, attrs) -> None:
     """Inside a dual level, the outputs of an unrecorded call get their tangents from
     the op's forward rule (one tangent per output) with no record to hold them."""
-    tangents = [tangent_of(p) for p in parents]
+    tangents = [forward_ad.tangent_of(p) for p in parents]
     if all(t is None for t in tangents):
         return
     total = output_tangent(op, [p.data for p in parents], outs, saved, attrs, tangents)
     for node, t in zip(nodes, total or ()):
         if t is not None:
-            set_tangent(node, t)
+            forward_ad.set_tangent(node, t)
 
 
 def multi_vjp(rule):

@@ -13,18 +13,18 @@ What is packed: every numpy array (the ``Tensor`` engine) and every float (the
 ``save_for_backward`` included.  Anything else it saved (a shape, ``None``) is
 kept as it is.  Contexts nest; the innermost one packs, like PyTorch's.
 
-**How it is wired, and what it costs when unused.**  An active context counts
-in ``HOOKS`` (``state.py``), so every new node is announced, and ``announce``
-(``node.py``) calls ``pack_saved``: nothing new on the hot path.  The node's
-``saved`` becomes a ``Packed`` record, a tuple of the packed items that also
-remembers ``unpack``, each item's shape and dtype, and which items were the
-op's output or one of its inputs (its *role*).  ``PACKED[0]`` counts live
-records; while it is not zero backward takes the announced loop
-(``engine.local_gradients`` unpacks, once per node per pass): one check per
-backward call when no hooks were ever used.
+**How it is wired, and what it costs when unused.**  An active context is a
+watcher of new nodes at the last stage, ``STORE`` (``core/modes.py``), which
+calls ``pack_saved``: nothing new on the hot path.  The node's ``saved``
+becomes a ``Packed`` record, a tuple of the packed items that also remembers
+``unpack``, each item's shape and dtype, and which items were the op's output
+or one of its inputs (its *role*).  ``engines.switches.SWITCHES.packed_records``
+counts live records; while it is not zero backward takes the reference loop
+(``core.backward.local_gradients`` calls ``Packed.unpack``, once per node per
+pass): one check per backward call when no hooks were ever used.
 
 **Derivatives of derivatives.**  A ``create_graph`` pass hands rules the saved
-inputs and output as graph nodes (``higher.py``).  A packed one comes back from
+inputs and output as graph nodes (``engines/higher_order.py``).  A packed one comes back from
 ``unpack`` as an array; if it is the very array that was saved, the node itself
 is used, otherwise a one-input ``unpack`` node holding the unpacked value,
 whose gradient flows to the input unchanged (PyTorch gives the unpacked tensor
@@ -34,14 +34,45 @@ the original's ``grad_fn`` the same way).
 from __future__ import annotations
 
 import numbers
+import threading
 
 import numpy as np
 
-from .hooks import hook_name
-from .registry import Op, passthrough
-from .state import STATE, count_packed
+from ..core.modes import STORE, unwatch, watch
+from ..core.op import Op, passthrough
+from ..engines.hooked import hook_name
+from ..engines.switches import count_packed
 
-__all__ = ["Packed", "SavedTensorHookError", "pack_saved", "unpacked_node", "UNPACK_OPS"]
+__all__ = ["Packed", "SavedTensorHookError", "pack_saved", "unpacked_node", "UNPACK_OPS",
+           "saved_hooks", "set_saved_hooks"]
+
+
+class _Hooks(threading.local):
+    #: the active ``saved_tensors_hooks`` as ``(pack, unpack)`` pairs, innermost last
+    stack: tuple = ()
+    #: the token of ``pack_saved``'s watcher while the stack is not empty
+    entry = None
+
+
+_HOOKS = _Hooks()
+
+
+def saved_hooks() -> tuple:
+    """This thread's active ``(pack, unpack)`` pairs, innermost last."""
+    return _HOOKS.stack
+
+
+def set_saved_hooks(hooks: tuple) -> tuple:
+    """Set this thread's ``saved_tensors_hooks`` stack; returns the previous one.  While
+    it is not empty, every new node is shown to ``pack_saved``."""
+    prev = _HOOKS.stack
+    if hooks and not prev:
+        _HOOKS.entry = watch(STORE, pack_saved)
+    elif prev and not hooks:
+        unwatch(_HOOKS.entry)
+        _HOOKS.entry = None
+    _HOOKS.stack = hooks
+    return prev
 
 
 class SavedTensorHookError(RuntimeError):
@@ -146,11 +177,13 @@ def pack_saved(node) -> None:
     saved = node.saved
     if not saved or node.op is None or not any(_packable(s) for s in saved):
         return
-    hooks = STATE.saved_hooks
+    hooks = _HOOKS.stack
+    if not hooks:  # (a node made by a pack hook itself: hooks are off while it runs)
+        return
     pack, unpack = hooks[-1]
     data, parents = node.data, node.parents
     items, specs, roles = [], [], []
-    STATE.saved_hooks = ()
+    _HOOKS.stack = ()
     try:
         for s in saved:
             if not _packable(s):
@@ -164,7 +197,7 @@ def pack_saved(node) -> None:
             specs.append((s.shape, s.dtype) if isinstance(s, np.ndarray) else (None, None))
             roles.append(role)
     finally:
-        STATE.saved_hooks = hooks
+        _HOOKS.stack = hooks
     name = f"({hook_name(pack)}, {hook_name(unpack)})"
     node.saved = Packed(items, unpack, name, tuple(specs), tuple(roles))
 
@@ -173,8 +206,7 @@ def unpacked_node(source, value):
     """A node holding ``value`` whose gradient flows to ``source`` unchanged (op ``unpack``).
 
     Built as a constant by the one constructor (so it is announced and tagged with
-    the pass's derivative order), then given its op: nothing here may import
-    ``node.py``, which imports this module."""
+    the pass's derivative order), then given its op."""
     node = source.engine_class.constant(value)
     if source.requires_grad:
         node.op = UNPACK_OPS["scalar" if value.__class__ is float else "tensor"]

@@ -7,7 +7,7 @@ product per op:
 
     ṫ_out = Σᵢ ∂out/∂xᵢ · ṫᵢ
 
-Each op says how in the registry (``registry.py``): a rule per input
+Each op says how in the op table (``core/op.py``): a rule per input
 (``jvps``), one rule for all inputs (``jvp``), or ``linear=True`` (the op is
 its own derivative: run the forward on the tangents).  An elementwise op, and
 every scalar op, needs no rule of its own: ∂out/∂xᵢ is diagonal (a number for

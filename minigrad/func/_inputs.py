@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.node import Node
+from ..core.node import Node
 from ..tensor import Tensor
 from ..value import Value
 

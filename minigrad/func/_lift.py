@@ -7,7 +7,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from ..autograd import forward_ad
-from ..autograd.node import tangent_of
+from ..autograd.forward_ad import tangent_of
 from ..tensor import Tensor
 from ..tensor_functions import stack
 from ..value import Value

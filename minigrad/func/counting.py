@@ -20,7 +20,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from ..autograd.trace import record
+from ..autograd.tape import record
 
 __all__ = ["Passes", "count_passes"]
 

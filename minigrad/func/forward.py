@@ -20,8 +20,8 @@ from contextlib import nullcontext
 import numpy as np
 
 from ..autograd import forward_ad
-from ..autograd.grad_mode import no_grad
-from ..autograd.node import tangent_of
+from ..autograd.forward_ad import tangent_of
+from ..core.modes import no_grad
 from ..tensor import Tensor
 from ..value import Value
 from . import counting

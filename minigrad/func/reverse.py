@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.grad_mode import enable_grad
 from ..autograd.gradients import grad as autograd_grad
+from ..core.modes import enable_grad
 from ..tensor import Tensor
 from ..value import Value
 from . import counting

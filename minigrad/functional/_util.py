@@ -6,7 +6,7 @@ import numbers
 
 import numpy as np
 
-from ..autograd.node import Node
+from ..core.node import Node
 from ..tensor import Tensor
 
 __all__ = ["pair", "as_array", "shape_error", "data_of", "as_tensor",

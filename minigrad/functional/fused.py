@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.registry import define_op
+from ..core.op import define_op
 from ..tensor import apply_op
 from ..tensor_ops import RELU
 from ._util import float_inputs

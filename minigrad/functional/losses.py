@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.registry import define_op, no_gradient
+from ..core.op import define_op, no_gradient
 from ..tensor_ops import SCATTER_ADD, nd
 
 __all__ = ["CROSS_ENTROPY", "NLL_LOSS", "MSE_LOSS", "BCE", "BCE_WITH_LOGITS",
@@ -44,7 +44,7 @@ def _scale(reduction, n):
 
 def _reduce(losses, reduction, dtype):
     # (written for arrays and for Tensors alike: a create_graph pass reruns the
-    # forward on Tensors to rebuild what it saved, see autograd/higher.py)
+    # forward on Tensors to rebuild what it saved, see engines/higher_order.py)
     if reduction != "none":
         total = losses.sum()
         if reduction == "mean" and losses.size:
@@ -61,7 +61,7 @@ def _upstream(g, reduction, like):
 # --- cross-entropy on logits -------------------------------------------------------------
 def _cross_entropy_forward(logits, targets, reduction="mean", **_):
     # (no in-place steps: a create_graph pass reruns this on Tensors to rebuild the
-    # softmax it saves, see autograd/higher.py)
+    # softmax it saves, see engines/higher_order.py)
     shifted = logits - logits.max(axis=1, keepdims=True)  # largest entry is 0: exp cannot overflow
     e = np.exp(shifted)
     total = e.sum(axis=1, keepdims=True)

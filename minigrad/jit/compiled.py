@@ -42,9 +42,9 @@ from operator import is_
 
 import numpy as np
 
-from ..autograd.accumulate import unbroadcast
-from ..autograd.node import init_node
-from ..autograd.registry import Op, passthrough
+from ..core.accumulate import unbroadcast
+from ..core.node import init_node
+from ..core.op import Op, passthrough
 from ..functional.conv import CONV2D
 from ..functional.fused import BATCH_NORM2D_RELU, CONV2D_RELU, LINEAR_RELU
 from ..functional.linear import LINEAR

@@ -20,7 +20,7 @@ import types
 
 import numpy as np
 
-from ..autograd.accumulate import unbroadcast
+from ..core.accumulate import unbroadcast
 from ..tensor_ops import masked
 from .symbolic import Expr, Sym, leaf, symbolic_forward, symbolic_rule
 from .writers import (

@@ -24,7 +24,7 @@ import weakref
 
 import numpy as np
 
-from ..autograd.registry import Op
+from ..core.op import Op
 from .ir import Eqn, Trace, Var, run_eqn
 from .kernels import build_kernel
 from .symbolic import Unsymbolic

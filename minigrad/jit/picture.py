@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.node import init_node
+from ..core.node import init_node
 from ..tensor import Tensor
 
 __all__ = ["picture_nodes", "NoValue"]

@@ -35,9 +35,9 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from ..autograd.grad_mode import enable_grad
-from ..autograd.graph import topological_order
-from ..autograd.ids import next_id
+from ..core.modes import enable_grad
+from ..core.node import next_id
+from ..core.order import topological_order
 from ..tensor import Tensor
 from .ir import Eqn, Trace, Var
 

@@ -26,7 +26,7 @@ import math
 
 import numpy as np
 
-from ..autograd.inplace import mark_modified
+from ..engines.inplace import mark_modified
 from ..random import get_rng, manual_seed
 
 __all__ = [

@@ -14,7 +14,7 @@ import numbers
 import numpy as np
 
 from .. import functional as F
-from ..autograd.node import Node
+from ..core.node import Node
 from ..functional import fused, pair
 from . import init
 from .module import Module

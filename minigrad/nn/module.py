@@ -23,9 +23,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..autograd.inplace import mark_modified
-from ..autograd.node import Node
-from ..autograd.state import HOOKS
+from ..core.modes import COUNTS
+from ..core.node import Node
+from ..engines.inplace import mark_modified
 from ..files import atomic_write
 from . import scope as _scope
 
@@ -142,7 +142,7 @@ class Module:
         raise NotImplementedError(f"{type(self).__name__} has no forward() method")
 
     def __call__(self, *args, **kwargs):
-        if HOOKS[0]:  # someone is recording: tag the nodes built inside with our name
+        if COUNTS.watchers:  # someone is recording: tag the nodes built inside with our name
             return self._call_in_scope(args, kwargs)
         return self.forward(*args, **kwargs)
 

@@ -40,8 +40,8 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
-from ..autograd.state import STATE
-from ..autograd.trace import record
+from ..autograd.tape import record
+from ..core.modes import STATE
 
 __all__ = ["scope", "current_scope", "ScopeMap", "ScopeInfo", "record_scopes"]
 

@@ -23,8 +23,8 @@ import numbers
 
 import numpy as np
 
-from ..autograd.grad_mode import no_grad
-from ..autograd.inplace import mark_modified
+from ..core.modes import no_grad
+from ..engines.inplace import mark_modified
 from ..tensor import Tensor
 
 __all__ = ["Optimizer"]

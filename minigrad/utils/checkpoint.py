@@ -48,15 +48,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd import fast
-from ..autograd.engine import run_reference
-from ..autograd.higher import derivative_order, differentiating
-from ..autograd.ids import next_id
-from ..autograd.node import Node, init_node
-from ..autograd.output_grads import OutputGrads
 from ..autograd.outputs import record_outputs
-from ..autograd.registry import Op
-from ..autograd.state import STATE, grad_enabled, set_recorders, set_saved_hooks
+from ..autograd.saved import set_saved_hooks
+from ..core.modes import grad_enabled, set_recorders
+from ..core.node import Node, init_node, next_id
+from ..core.op import Op
+from ..engines.choose import run_loop
+from ..engines.higher_order import building_order, differentiating
+from ..engines.output_grads import OutputGrads
 from ..random import default_generator
 
 __all__ = ["checkpoint", "checkpoint_sequential", "CHECKPOINT"]
@@ -191,7 +190,7 @@ class Block:
         self.name = getattr(function, "__qualname__", None) or type(function).__name__
         self.args = args
         self.kwargs = kwargs
-        self.order = STATE.order  # the derivative order its nodes belong to
+        self.order = building_order()  # the derivative order its nodes belong to
         self.rng = _rng_states(function, args, kwargs) if preserve_rng_state else ()
         self.parents: tuple = ()
         self.n_args = 0  # parents[:n_args] are arguments (and saved); the rest were reached
@@ -269,16 +268,9 @@ class Block:
 
 
 def _run_block(outs, order, create_graph: bool) -> None:
-    """Backward through the recomputed block only (``order``), with the engine's loops."""
-    if create_graph:
-        with differentiating(derivative_order(order)):
-            run_reference(outs, order, True, True)  # (its graph goes through the block)
-    elif STATE.recorders or STATE.anomaly:  # someone watches: the announced loop
-        run_reference(outs, order, False)
-    elif isinstance(outs[0].data, np.ndarray):
-        fast.run_tensor(order, False)
-    else:
-        fast.run_scalar(order, False)
+    """Backward through the recomputed block only (``order``), with the loop ``choose``
+    picks (a ``create_graph`` pass keeps the block's graph: the gradient's goes through it)."""
+    run_loop(outs, order, create_graph, create_graph, hooks=False)
 
 
 def _rng_states(function, args, kwargs) -> tuple:

@@ -11,7 +11,7 @@ import pytest
 
 import minigrad as mg
 from minigrad import Tensor, Value, tensor_ops
-from minigrad.autograd.registry import Op
+from minigrad.core.op import Op
 from minigrad.nn import Linear, record_scopes
 
 # An op of one's own for the scalar engine, built the way the registry's are (not

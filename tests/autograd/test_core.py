@@ -135,10 +135,10 @@ def test_detect_anomaly_names_the_op_and_where_it_was_created():
     assert x.grad == math.inf
 
 
-def test_anomaly_without_creation_trace_says_so():
+def test_anomaly_without_creation_stack_says_so():
     x = Value(0.0)
     y = x.log()
-    with minigrad.detect_anomaly(), pytest.raises(minigrad.AnomalyError, match="No creation trace"):
+    with minigrad.detect_anomaly(), pytest.raises(minigrad.AnomalyError, match="No creation stack"):
         y.backward()
 
 
@@ -146,7 +146,7 @@ def test_gradcheck_passes_and_catches_a_wrong_rule():
     a, b = Value(1.3), Value(-0.7)
     assert minigrad.gradcheck(lambda x, y: (x * y).tanh() + x.exp(), a, b)
 
-    from minigrad.autograd.registry import Op
+    from minigrad.core.op import Op
 
     wrong = Op(name="bad_square", engine="scalar", symbol="sq",
                forward=lambda x: (x * x, (x,)), grads=(lambda g, x: g * x,),
@@ -210,7 +210,7 @@ def test_anomaly_trace_keeps_only_user_frames_and_names_notebook_cells():
 
     from minigrad.autograd import anomaly
 
-    here = anomaly.creation_trace()
+    here = anomaly.creation_stack()
     assert here and all("site-packages" not in f.filename for f in here)
     assert all(not f.filename.startswith(anomaly._PKG) for f in here)
     assert here[-1].filename == __file__
@@ -274,7 +274,7 @@ def test_topological_order_without_leaves_is_what_backward_visits():
 def test_a_non_leaf_no_gradient_reaches_is_skipped_not_an_error():
     """An op may declare an input non-differentiable (its rule returns None), even
     one that requires grad: the node behind it gets no gradient and no visit."""
-    from minigrad.autograd.registry import Op
+    from minigrad.core.op import Op
     from minigrad.tensor import apply_op
 
     stop = Op(name="stop_gradient", engine="tensor", symbol="sg",

@@ -10,7 +10,7 @@ import pytest
 import minigrad as mg
 from minigrad import Tensor, Value, nn
 from minigrad.autograd import grad, record
-from minigrad.autograd.higher import NotTwiceDifferentiableError
+from minigrad.engines.higher_order import NotTwiceDifferentiableError
 
 
 def _tanh_derivatives(x: float) -> list[float]:
@@ -199,11 +199,11 @@ def test_a_pending_op_stops_a_create_graph_pass_with_its_name():
 
 def test_a_rule_that_leaves_the_graph_is_caught_not_silently_wrong():
     x = Value(0.3)
-    with mg.autograd.higher.differentiating(1):
+    with mg.engines.higher_order.differentiating(1):
         with pytest.raises(TypeError, match="cut that graph"):
             math.sin(x)
     t = Tensor(np.ones(2), requires_grad=True)
-    with mg.autograd.higher.differentiating(1):
+    with mg.engines.higher_order.differentiating(1):
         with pytest.raises(TypeError, match="cut that graph"):
             np.asarray(t)
 

@@ -1,6 +1,6 @@
 """The fast engine computes exactly what the reference engine computes.
 
-``minigrad/autograd/engine.py`` is the engine to read; ``fast.py`` takes
+``minigrad/core/backward.py`` is the engine to read; ``fast.py`` takes
 shortcuts (passthrough rules not called, gradients that fit added unchecked,
 buffers it owns summed in place).  This test walks the whole op registry: every
 op, every one of its cases, in float32 and float64, for a first pass and a
@@ -21,8 +21,8 @@ import pytest
 
 import minigrad
 from minigrad import Function, Tensor, Value, apply_op, record
-from minigrad.autograd import engine
-from minigrad.autograd.registry import registered_ops
+from minigrad.core.op import registered_ops
+from minigrad.engines import choose
 from tests._helpers import one_output
 
 PATHS = ("reference", "fast", "recorded", "ready-queue", "ready-queue recorded")
@@ -47,9 +47,9 @@ def _backward(root, upstream, path):
         with record():
             root.backward(upstream, retain_graph=True, scheduler="ready-queue")
     elif path == "ready-queue":
-        engine.backward(root, upstream, retain_graph=True, scheduler="ready-queue")
+        choose.backward(root, upstream, retain_graph=True, scheduler="ready-queue")
     else:
-        engine.backward(root, upstream, retain_graph=True, engine=path)
+        choose.backward(root, upstream, retain_graph=True, engine=path)
 
 
 def _bits(x):
@@ -178,4 +178,4 @@ def test_custom_functions_agree_on_every_engine(kind):
 def test_backward_refuses_an_unknown_engine():
     x = Value(2.0)
     with pytest.raises(ValueError, match="engine must be one of"):
-        engine.backward(x * x, engine="quick")
+        choose.backward(x * x, engine="quick")

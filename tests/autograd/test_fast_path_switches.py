@@ -1,8 +1,8 @@
 """The switches the fast paths read, and the shortcuts they take.
 
-``state.UNUSUAL`` is the one flag the Tensor operators read before building a node by
-hand: it must be non-zero whenever grad mode may be off or someone listens, so that
-the constructor (``node.init_node``) decides instead.  ``run_scalar`` passes ``g``
+``COUNTS.detours`` is the one number the Tensor operators read before building a node
+by hand: it must be non-zero whenever grad mode may be off or someone watches, so that
+the constructor (``core.node.init_node``) decides instead.  ``run_scalar`` passes ``g``
 through a passthrough rule without calling it, and ``unbroadcast``'s bias case sums
 an array with ``np.add.reduce`` but a node (``create_graph``) with its recorded
 ``sum``.
@@ -17,9 +17,12 @@ import pytest
 
 import minigrad
 from minigrad import Tensor, Value, no_grad, record
-from minigrad.autograd import fast, forward_ad, registry, state
-from minigrad.autograd.accumulate import unbroadcast
+from minigrad.autograd import forward_ad
 from minigrad.autograd.graph import saved_tensors_hooks
+from minigrad.core import op as registry
+from minigrad.core.accumulate import unbroadcast
+from minigrad.core.modes import COUNTS
+from minigrad.engines import fast
 
 
 def _switches():
@@ -33,11 +36,11 @@ def _switches():
 
 
 @pytest.mark.parametrize("name", sorted(_switches()))
-def test_unusual_is_the_sum_of_grad_off_and_listeners(name):
-    assert state.UNUSUAL[0] == state.GRAD_OFF[0] + state.HOOKS[0] == 0
+def test_detours_is_the_sum_of_no_grad_threads_and_watchers(name):
+    assert COUNTS.detours == COUNTS.no_grad_threads + COUNTS.watchers == 0
     with _switches()[name]():
-        assert state.UNUSUAL[0] == state.GRAD_OFF[0] + state.HOOKS[0] > 0
-    assert state.UNUSUAL[0] == 0
+        assert COUNTS.detours == COUNTS.no_grad_threads + COUNTS.watchers > 0
+    assert COUNTS.detours == 0
 
 
 def test_an_operator_under_no_grad_makes_a_constant():
@@ -56,7 +59,7 @@ def test_an_operator_announces_its_node_while_recorded():
         e.node.id for e in made}
 
 
-def test_the_scalar_fast_loop_does_not_call_passthrough():
+def test_scalar_fast_loop_calls_no_passthrough():
     calls = []
 
     def profile(frame, event, arg):

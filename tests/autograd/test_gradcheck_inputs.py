@@ -28,7 +28,7 @@ def test_gradcheck_tuple_of_several_inputs_and_constants():
 
 
 def test_gradcheck_tuple_form_still_catches_a_wrong_rule():
-    from minigrad.autograd.registry import Op
+    from minigrad.core.op import Op
 
     wrong = Op(name="bad_square_t", engine="scalar", symbol="sq",
                forward=lambda x: (x * x, (x,)), grads=(lambda g, x: g * x,),

@@ -1,4 +1,4 @@
-"""Gradient hooks (``autograd/hooks.py``): ``register_hook`` and
+"""Gradient hooks (``engines/hooked.py``): ``register_hook`` and
 ``register_post_accumulate_grad_hook`` on ``Tensor`` and ``Value``, in every loop.
 
 Values are checked against the chain rule worked by hand in the test; the same
@@ -14,8 +14,9 @@ import numpy as np
 import pytest
 
 from minigrad import Tensor, Value, no_grad, record
-from minigrad.autograd import engine, fast, grad, is_grad_enabled
-from minigrad.autograd.state import GRAD_HOOKS
+from minigrad.autograd import grad, is_grad_enabled
+from minigrad.engines import choose, fast
+from minigrad.engines.switches import SWITCHES
 
 SCHEDULERS = ("dfs", "ready-queue")
 
@@ -23,10 +24,10 @@ SCHEDULERS = ("dfs", "ready-queue")
 @pytest.fixture(autouse=True)
 def _no_hooks_left_behind():
     gc.collect()
-    before = GRAD_HOOKS[0]
+    before = SWITCHES.hooked_nodes
     yield
     gc.collect()
-    assert GRAD_HOOKS[0] == before, "a test left a hooked node alive or miscounted"
+    assert SWITCHES.hooked_nodes == before, "a test left a hooked node alive or miscounted"
 
 
 @pytest.mark.parametrize("scheduler", SCHEDULERS)
@@ -83,10 +84,10 @@ def test_a_hook_on_a_leaf_runs_when_backward_starts_at_that_leaf():
 def test_remove_takes_a_hook_off_and_twice_is_harmless():
     x = Value(1.0, requires_grad=True)
     handle = x.register_hook(lambda g: g * 100.0)
-    before = GRAD_HOOKS[0]
+    before = SWITCHES.hooked_nodes
     handle.remove()
     handle.remove()
-    assert GRAD_HOOKS[0] == before - 1
+    assert SWITCHES.hooked_nodes == before - 1
     (x * 2.0).backward()
     assert x.grad == 2.0
     with x.register_hook(lambda g: g * 5.0):
@@ -191,11 +192,11 @@ def test_hooks_run_when_the_fast_engine_would_have_run():
     fast.run_tensor = spy
     try:
         x = Tensor(np.array([1.0, 2.0]), requires_grad=True)
-        engine.backward((x * x).sum())
+        choose.backward((x * x).sum())
         assert len(calls) == 1
         with x.register_hook(lambda g: g * 2):
             x.grad = None
-            engine.backward((x * x).sum(), engine="fast")
+            choose.backward((x * x).sum(), engine="fast")
         assert len(calls) == 1
         np.testing.assert_array_equal(x.grad, 4 * x.data)
     finally:
@@ -241,15 +242,15 @@ def test_a_recorder_is_told_when_a_hook_changed_a_gradient():
 
 def test_a_hooked_node_that_dies_is_forgotten_even_if_its_hook_refers_to_it():
     x = Tensor(np.array([1.0]), requires_grad=True)
-    before = GRAD_HOOKS[0]
+    before = SWITCHES.hooked_nodes
     h = x * 2.0
     h.register_hook(lambda g, me=h: g * me.data)  # a cycle through the hook
-    assert GRAD_HOOKS[0] == before + 1
+    assert SWITCHES.hooked_nodes == before + 1
     alive = weakref.ref(h)
     del h
     gc.collect()
     assert alive() is None
-    assert GRAD_HOOKS[0] == before
+    assert SWITCHES.hooked_nodes == before
 
 
 def test_no_grad_does_not_stop_hooks_on_an_existing_graph():

@@ -17,7 +17,7 @@ import pytest
 
 import minigrad
 from minigrad import Tensor, Value, apply_op, no_grad, tensor_ops
-from minigrad.autograd.node import Node, init_node
+from minigrad.core.node import Node, init_node
 
 #: the operators that run the inlined copy, and their ops
 BINARY = {

@@ -1,4 +1,4 @@
-"""The ready-queue scheduler (``scheduler.py``): PyTorch's order, the reference's bits.
+"""The ready-queue scheduler (``engines/ready_queue.py``): PyTorch's order, the reference's bits.
 
 The registry-wide bit-for-bit comparison of first-order passes lives in
 ``test_engine_equivalence.py`` (its ``ready-queue`` paths); here: the counts,
@@ -12,10 +12,11 @@ import pytest
 
 import minigrad  # noqa: F401  (registers every op)
 from minigrad import Tensor, Value, apply_op, record
-from minigrad.autograd import NotTwiceDifferentiableError, Op, engine, grad, registered_ops
-from minigrad.autograd.graph import topological_order
-from minigrad.autograd.registry import no_gradient
-from minigrad.autograd.scheduler import dependencies
+from minigrad.autograd import NotTwiceDifferentiableError, Op, grad, registered_ops
+from minigrad.core.op import no_gradient
+from minigrad.core.order import topological_order
+from minigrad.engines import choose
+from minigrad.engines.ready_queue import dependencies
 from tests._helpers import one_output
 
 
@@ -160,7 +161,7 @@ def test_backward_refuses_an_unknown_scheduler_and_the_fast_engine_with_ready_qu
     with pytest.raises(ValueError, match="scheduler must be one of"):
         (x * x).backward(scheduler="bfs")
     with pytest.raises(ValueError, match="fast engine runs the dfs order only"):
-        engine.backward(x * x, engine="fast", scheduler="ready-queue")
+        choose.backward(x * x, engine="fast", scheduler="ready-queue")
 
 
 def test_ready_queue_releases_saved_values_like_the_reference():
@@ -195,7 +196,7 @@ def _second_order(op, inputs, attrs, scheduler, seed):
     nodes = [x for x in leaves if getattr(x, "requires_grad", False)]
     y = one_output(apply_op(op, *leaves, **attrs))
     root = (y * y).sum() if op.engine == "tensor" else y * y
-    engine.backward(root, create_graph=True, scheduler=scheduler)
+    choose.backward(root, create_graph=True, scheduler=scheduler)
     firsts = [x.grad for x in nodes]
     rng = np.random.default_rng(seed)
     total = None

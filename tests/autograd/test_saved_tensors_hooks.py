@@ -12,7 +12,7 @@ from minigrad import Tensor, Value, graph_memory
 from minigrad.autograd import SavedTensorHookError, grad, record
 from minigrad.autograd.graph import saved_tensors_hooks
 from minigrad.autograd.saved import Packed
-from minigrad.autograd.state import PACKED
+from minigrad.engines.switches import SWITCHES
 from minigrad.memory import _saved_arrays  # (the same module family's private helper)
 
 
@@ -236,16 +236,16 @@ def test_an_unpack_of_the_wrong_shape_or_kind_is_refused():
 
 def test_packed_records_are_counted_while_they_live():
     x, w = _leaves()
-    before = PACKED[0]
+    before = SWITCHES.packed_records
     with saved_tensors_hooks(lambda a: a, lambda a: a):
         loss = _loss(x, w)
-    assert PACKED[0] > before
+    assert SWITCHES.packed_records > before
     loss.backward()  # releases every node's saved values
-    assert PACKED[0] == before
+    assert SWITCHES.packed_records == before
     with saved_tensors_hooks(lambda a: a, lambda a: a):
         loss = _loss(x, w)
     del loss  # a graph dropped without backward
-    assert PACKED[0] == before
+    assert SWITCHES.packed_records == before
 
 
 def test_a_pack_that_computes_with_minigrad_does_not_pack_its_own_results():

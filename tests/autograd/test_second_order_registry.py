@@ -16,7 +16,7 @@ import pytest
 import minigrad  # noqa: F401  (registers every op)
 from minigrad import Tensor, Value, apply_op
 from minigrad.autograd import NotTwiceDifferentiableError, gradgradcheck, registered_ops
-from minigrad.autograd.ids import next_id
+from minigrad.core.node import next_id
 from tests._helpers import one_output
 
 #: (engine, op) pairs whose rules cannot run on graph nodes yet (see the module doc)

@@ -10,7 +10,7 @@ import pytest
 import minigrad.functional as F
 from minigrad import Tensor, jit, nn, no_grad, optim
 from minigrad.autograd import grad
-from minigrad.autograd.higher import NotTwiceDifferentiableError
+from minigrad.engines.higher_order import NotTwiceDifferentiableError
 
 
 def _x(shape=(3, 4), seed=0, requires_grad=True):

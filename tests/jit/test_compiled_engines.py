@@ -3,7 +3,7 @@
 A ``jit``-compiled call records one node whose ``grads_fit_inputs`` is set: its
 generated backward returns each gradient as a new array of its input's shape
 and dtype, which the fast engine stores unchecked and uncopied
-(``minigrad/autograd/fast.py``).  Built through ``apply_op(compiled.op, ...)``,
+(``minigrad/engines/fast.py``).  Built through ``apply_op(compiled.op, ...)``,
 the same node has no flag: the readable path, where the engine checks and
 copies.  For the registry-wide random chains of ``test_fusion_registry.py`` and
 a few programs that are not elementwise chains (passthrough gradients, a
@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from minigrad import Tensor, apply_op, jit
-from minigrad.autograd import engine
+from minigrad.engines import choose
 from minigrad.functional.fused import BATCH_NORM2D_RELU, CONV2D_RELU, LINEAR_RELU
 from minigrad.jit.passes import op_kernel
 from tests.jit.test_fusion_registry import SHAPES, random_chain
@@ -86,7 +86,7 @@ def _passes(fn, arrays, path):
     upstream = np.random.default_rng(3).standard_normal(root.data.shape)
     results = []
     for _ in range(2):  # the second pass adds into the leaves' gradients
-        engine.backward(root, upstream, retain_graph=True,
+        choose.backward(root, upstream, retain_graph=True,
                         engine="reference" if path == "reference" else "fast")
         results.append([_bits(n.grad) for n in (*leaves, *others)])
         for leaf in leaves:

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad.autograd.accumulate import unbroadcast
-from minigrad.autograd.output_grads import OutputGrads, Outputs
 from minigrad.autograd.tangents import output_tangent
+from minigrad.core.accumulate import unbroadcast
+from minigrad.engines.output_grads import OutputGrads, Outputs
 
 
 def differentiable(x) -> bool:

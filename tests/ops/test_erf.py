@@ -10,7 +10,7 @@ import pytest
 import minigrad.functional as F
 from minigrad import Tensor, Value, apply_op
 from minigrad.autograd import grad
-from minigrad.autograd.registry import get_op
+from minigrad.core.op import get_op
 from minigrad.tensor_ops import ERF
 
 POINTS = [-3.5, -1.2, -0.3, 0.0, 1e-8, 0.7, 2.0, 6.0, math.inf, -math.inf]

@@ -15,7 +15,7 @@ import pytest
 
 import minigrad  # noqa: F401  (registers the scalar and tensor ops)
 import minigrad.functional  # noqa: F401  (and the functional ones)
-from minigrad.autograd.registry import define_op, get_op, passthrough, registered_ops
+from minigrad.core.op import define_op, get_op, passthrough, registered_ops
 
 OPS = list(registered_ops())
 IDS = [f"{op.engine}.{op.name}" for op in OPS]

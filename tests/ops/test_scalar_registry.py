@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import minigrad
-from minigrad.autograd.registry import registered_ops
+from minigrad.core.op import registered_ops
 from minigrad.value import Value
 
 SCALAR_OPS = list(registered_ops("scalar"))

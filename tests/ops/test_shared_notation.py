@@ -12,7 +12,7 @@ import pytest
 import minigrad  # noqa: F401  (registers the scalar and tensor ops)
 import minigrad.functional  # noqa: F401  (and the functional ones)
 from minigrad.autograd.notation import NOTATION, notation
-from minigrad.autograd.registry import get_op, registered_ops
+from minigrad.core.op import get_op, registered_ops
 
 SCALAR = {op.name for op in registered_ops("scalar")}
 TENSOR = {op.name for op in registered_ops("tensor")}

@@ -14,9 +14,9 @@ import pytest
 
 import minigrad
 from minigrad import Tensor
-from minigrad.autograd import fast as fast_engine
-from minigrad.autograd import trace
-from minigrad.autograd.registry import Op, passthrough, registered_ops
+from minigrad.autograd import tape
+from minigrad.core.op import Op, passthrough, registered_ops
+from minigrad.engines import fast as fast_engine
 from minigrad.tensor import apply_op
 
 UFUNC_OPS = [op for op in registered_ops("tensor") if op.ufunc is not None]
@@ -139,7 +139,7 @@ def test_passthrough_gives_the_same_gradients_called_or_not(observed):
     y = apply_op(_identity_op(), x * x) + b
     upstream = np.array([1.0, 2.0, 3.0])
     if observed:  # the recorded walk calls every rule
-        with trace.record():
+        with tape.record():
             y.backward(upstream)
     else:
         y.backward(upstream)

@@ -31,9 +31,11 @@ PACKAGES = ("minigrad", "viz", "exercises")
 # Bottom first; a module may import from its own layer and the layers below it.
 # Patterns are fnmatch patterns over module names; a new module must be placed here.
 LAYERS = [
+    ("core", ["minigrad.core", "minigrad.core.*"]),
+    ("engines", ["minigrad.engines", "minigrad.engines.*"]),
     ("autograd", ["minigrad.autograd", "minigrad.autograd.*", "minigrad.formatting",
                   "minigrad.files"]),
-    ("engines", ["minigrad.random", "minigrad.value", "minigrad.scalar_ops",
+    ("ops, Value and Tensor", ["minigrad.random", "minigrad.value", "minigrad.scalar_ops",
                  "minigrad.tensor", "minigrad.tensor_args", "minigrad.tensor_operators",
                  "minigrad.tensor_numpy",
                  "minigrad.tensor_functions",

@@ -139,7 +139,7 @@ class TestModifiedInPlace:
             MulK.apply(x, k=f32(3.0, 4.0))
 
     def test_the_record_of_changes_dies_with_the_tensors(self):
-        from minigrad.autograd.inplace import changed_since
+        from minigrad.engines.inplace import changed_since
 
         first = mg.zeros(1).id
         t = mg.zeros(3)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from minigrad import Tensor, no_grad
-from minigrad.autograd.higher import differentiating
+from minigrad.engines.higher_order import differentiating
 
 
 def _x():

@@ -16,7 +16,7 @@ import minigrad
 import viz
 import viz.plots
 from minigrad import Tensor, Value, nn
-from minigrad.autograd.registry import registered_ops
+from minigrad.core.op import registered_ops
 from tests._graphs import Cube
 from tests._helpers import FAKE_SVG, needs_dot
 from viz.player import SvgTemplate, step_payload

@@ -6,7 +6,8 @@ every multiplication and addition is recorded like any forward op; the
 gradient then has a graph of its own, which can be differentiated again
 (second derivatives, Hessian-vector products, gradient penalties).
 
-The engine's loop does not change (``engine.run_reference``).  Three things do:
+The engine's loop does not change (``core.backward.run_reference``); only its
+steps do (``GraphSteps``).  Three things change:
 
 1. the upstream gradient ``g`` is a node, and so is everything a rule returns;
 2. the values an op saved for backward are handed to its rules **as the nodes
@@ -26,14 +27,36 @@ and ``Value`` has the operators and methods its rules use.
 from __future__ import annotations
 
 import contextlib
+import threading
 
 import numpy as np
 
-from .saved import Packed
-from .state import STATE, set_grad_mode, set_order
+from ..core.accumulate import vjp_results
+from ..core.backward import Steps, seed_gradient
+from ..core.modes import DESCRIBE, set_grad_mode, unwatch, watch
+from ..core.node import origin_of
+from .output_grads import OutputGrads
 
-__all__ = ["differentiating", "saved_as_nodes", "as_node", "derivative_order",
-           "making", "NotTwiceDifferentiableError"]
+__all__ = ["differentiating", "saved_as_nodes", "as_node", "derivative_order", "building_order",
+           "making", "GraphSteps", "seed_node", "NotTwiceDifferentiableError"]
+
+
+class _Building(threading.local):
+    #: inside a ``create_graph`` pass: the derivative order its new nodes get (0 outside)
+    order = 0
+    #: the (node id, slot) of the edge whose rule is running, or ``None``
+    making: tuple | None = None
+
+
+_BUILDING = _Building()
+
+
+def building_order() -> int:
+    """The derivative order of the ``create_graph`` pass running in this thread (0: none).
+
+    While it is nonzero, reading a value that requires grad into Python (``float(v)``)
+    would cut the gradient's graph, so those readers refuse."""
+    return _BUILDING.order
 
 
 class NotTwiceDifferentiableError(RuntimeError):
@@ -46,25 +69,92 @@ def derivative_order(nodes) -> int:
     return 1 + max((n.order for n in nodes), default=0)
 
 
+def _tag(node) -> None:
+    """The watcher of a ``create_graph`` pass: each new node learns its order and edge."""
+    origin = origin_of(node)
+    origin.order = _BUILDING.order
+    origin.made_by = _BUILDING.making
+
+
 @contextlib.contextmanager
 def differentiating(order: int):
-    """Grad mode on, and new nodes tagged with ``order``, for one ``create_graph`` pass.
-
-    (Tagging happens where nodes are announced, so the pass also counts as a hook:
-    ``HOOKS`` makes every op take the announcing path while it runs.)
-    """
+    """Grad mode on, and new nodes tagged with ``order``, for one ``create_graph`` pass."""
     prev_mode = set_grad_mode(True)
-    prev = set_order(order, None)
+    prev = (_BUILDING.order, _BUILDING.making)
+    _BUILDING.order, _BUILDING.making = order, None
+    entry = watch(DESCRIBE, _tag)
     try:
         yield
     finally:
-        set_order(*prev)
+        unwatch(entry)
+        _BUILDING.order, _BUILDING.making = prev
         set_grad_mode(prev_mode)
 
 
 def making(node_id: int, slot) -> None:
     """Name the edge whose rule runs next: the nodes it builds record it in ``origin``."""
-    STATE.making = (node_id, slot)
+    _BUILDING.making = (node_id, slot)
+
+
+def seed_node(root, gradient):
+    """The starting gradient of a ``create_graph`` pass, as a node: a constant, or the
+    ``gradient`` node given (which may itself require grad: a vector-Jacobian product
+    of a gradient)."""
+    if isinstance(gradient, root.engine_class) and gradient.requires_grad:
+        seed_gradient(root, gradient.data)  # (the same checks, on its value)
+        return gradient
+    return root.engine_class.constant(seed_gradient(root, gradient))
+
+
+class GraphSteps(Steps):
+    """The reference loop's steps when the backward pass builds a graph: the rules run
+    on nodes (``graph_rules``), each edge names itself before its nodes are made, and
+    gradient hooks run as in any announced pass (``hooked``, or ``None``)."""
+
+    def __init__(self, hooked=None):
+        self.hooked = hooked
+        if hooked is not None:
+            self.leaf_done = hooked.leaf_done
+
+    def complete(self, node, g):
+        return g if self.hooked is None else self.hooked.complete(node, g)
+
+    def rules(self, node, g) -> list:
+        return graph_rules(node, g)
+
+    def before_add(self, node, parent, slot) -> None:
+        if self.hooked is not None and parent.op is None:
+            self.hooked.receiving(parent)
+        making(node.id, slot)  # (the sum is built by this edge too)
+
+    def finish(self) -> None:
+        if self.hooked is not None:
+            self.hooked.finish()
+
+
+def graph_rules(node, g) -> list:
+    """``core.backward.local_gradients`` on nodes: the rules get the saved values as the
+    nodes they are, and what they return is a node (or ``None``)."""
+    op = node.op
+    attrs = node.attrs or {}
+    saved = saved_as_nodes(node)
+    if op.grads:
+        out = []
+        for slot, (parent, rule) in enumerate(zip(node.parents, op.grads)):
+            if not parent.requires_grad:
+                out.append(None)
+                continue
+            making(node.id, slot)
+            local = rule(g, *saved, **attrs)
+            out.append(None if local is None else as_node(parent, local))
+        return out
+    making(node.id, None)
+    grads = op.vjp(g, *saved, **attrs)
+    # (an output's share of a multi-output record, ``OutputGrads``, is no node: the
+    # record adds it up slot by slot; see ``autograd/outputs.py``)
+    return [None if grad is None or not parent.requires_grad
+            else grad if grad.__class__ is OutputGrads else as_node(parent, grad)
+            for parent, grad in zip(node.parents, vjp_results(node, grads))]
 
 
 def as_node(like, x):
@@ -108,8 +198,9 @@ def saved_as_nodes(node) -> tuple:
     saved = node.saved
     if not saved:
         return saved
-    if saved.__class__ is Packed:  # saved_tensors_hooks: unpack, and find the nodes by role
-        out, derived = saved.as_nodes(node)
+    as_nodes = getattr(saved, "as_nodes", None)
+    if as_nodes is not None:  # saved_tensors_hooks: unpack, and find the nodes by role
+        out, derived = as_nodes(node)
         return _recomputed(node) if derived and not op.constant_saves else tuple(out)
     parents = node.parents
     out = []

@@ -1,6 +1,6 @@
 """The ready-queue scheduler: the order PyTorch's engine runs a backward pass in.
 
-The reference engine (``engine.py``) sorts the whole graph first and walks the
+The reference engine (``core/backward.py``) sorts the whole graph first and walks the
 sorted list backwards.  PyTorch never sorts.  It asks a local question instead:
 *has every node that uses me sent me its contribution?*
 
@@ -12,7 +12,7 @@ sorted list backwards.  PyTorch never sorts.  It asks a local question instead:
 3. **Run a ready node.**  Take one from the ready queue; its gradient is
    complete (its *input buffer*, ``node.grad``, holds the sum of everything it
    received).  Run its op's rules and add each result into the parent's buffer
-   (``engine.propagate``, exactly as the reference engine does), counting that
+   (``core.backward.propagate``, exactly as the reference engine does), counting that
    parent down.  A parent whose count reaches zero has received its last
    contribution: it turns ready and joins the queue.  A leaf that turns ready
    has nothing to run: its ``.grad`` is final (its hooks run now).
@@ -38,8 +38,8 @@ from __future__ import annotations
 
 import heapq
 
-from .state import STATE
-from .trace import release
+from ..core.backward import PLAIN, Steps, propagate, release
+from ..core.modes import STATE
 
 __all__ = ["dependencies", "run_ready_queue"]
 
@@ -55,12 +55,12 @@ def dependencies(order) -> dict:
     return pending
 
 
-def run_ready_queue(roots, order, retain_graph, create_graph, hooked, propagate) -> None:
+def run_ready_queue(roots, order, retain_graph, steps: Steps = PLAIN) -> None:
     """Steps 1 to 4 (the module doc) over ``order``, the nodes made by an op reachable from
-    ``roots``, whose seeds are already in ``.grad``.  ``propagate`` is the engine's "run one
-    node" (``engine.propagate``): the scheduler only decides when."""
+    ``roots``, whose seeds are already in ``.grad``.  Each node runs with the reference
+    engine's ``propagate`` and the pass's ``steps``: the scheduler only decides when."""
     recorders = STATE.recorders
-    anomaly = STATE.anomaly
+    leaf_done = getattr(steps, "leaf_done", None)  # (gradient hooks: a leaf is finished)
     pending = dependencies(order)
     tell_ready = [r.ready for r in recorders if callable(getattr(r, "ready", None))]
     for rec in recorders:
@@ -77,8 +77,8 @@ def run_ready_queue(roots, order, retain_graph, create_graph, hooked, propagate)
             heapq.heappush(queue, (-node.id, node))
         for ready in tell_ready:
             ready(node, tuple(-key for key, _ in sorted(queue)))
-        if node.op is None and hooked is not None:
-            hooked.leaf_done(node)  # a leaf runs at once (PyTorch: AccumulateGrad first)
+        if node.op is None and leaf_done is not None:
+            leaf_done(node)  # a leaf runs at once (PyTorch: AccumulateGrad first)
 
     def count_down(parent) -> None:
         n = pending.get(parent.id)
@@ -96,15 +96,13 @@ def run_ready_queue(roots, order, retain_graph, create_graph, hooked, propagate)
         _, node = heapq.heappop(queue)
         g = node.grad  # complete: its count reached zero
         if g is not None:  # None: every path to it was non-differentiable
-            if hooked is not None:
-                g = hooked.complete(node, g)
+            g = steps.complete(node, g)
             for rec in recorders:
                 rec.visit(node, g)
-            propagate(node, g, create_graph, recorders, anomaly, hooked, count_down)
+            propagate(node, g, recorders, steps, count_down)
         else:  # nothing to send, but its parents stop waiting for it
             for parent in node.parents:
                 count_down(parent)
         if not retain_graph:
             release(node, recorders)
-    if hooked is not None:
-        hooked.finish()
+    steps.finish()

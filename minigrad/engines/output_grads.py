@@ -1,5 +1,5 @@
-"""The values of a multi-output op's record (``outputs.py``): its data, ``Outputs``, and
-its gradient, ``OutputGrads``.  Kept apart from ``outputs.py`` (which makes nodes) so
+"""The values of a multi-output op's record (``autograd/outputs.py``): its data, ``Outputs``, and
+its gradient, ``OutputGrads``.  Kept apart from it (which makes nodes) so
 that the engines can import them without an import cycle."""
 
 from __future__ import annotations

@@ -46,7 +46,7 @@ registers it):
   ``float_only`` (integer inputs are cast to float32 first) and ``promote``
   (mixed dtypes are promoted as PyTorch does, for all inputs or a slice).
 * Facts for derivatives of derivatives (``create_graph=True``, see
-  ``autograd/higher.py``): ``constant_saves`` says that what the forward saves,
+  ``engines/higher_order.py``): ``constant_saves`` says that what the forward saves,
   beyond its inputs and output, is piecewise constant in the inputs (a mask, the
   weights of tied maxima, a dropout mask), so the gradient's graph may use it
   as a constant; ``twice_differentiable=False`` marks an op whose rules cannot

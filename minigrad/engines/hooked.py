@@ -43,13 +43,13 @@ first registration), not in a module-level dict keyed by node id.  A hook
 often closes over its own node (``x.register_hook(lambda g: g * x.data)``):
 held by the node, that cycle is freed with it by Python's collector; held by a
 global dict, the node could never be freed.  No slot is added to any node.
-A ``weakref.finalize`` per hooked node keeps ``GRAD_HOOKS`` right when a hooked
+A ``weakref.finalize`` per hooked node keeps ``SWITCHES.hooked_nodes`` right when a hooked
 node dies with its hooks still on (a hooked activation in every training step).
 
-**Cost.**  ``GRAD_HOOKS[0]`` counts live hooked nodes.  While it is zero,
+**Cost.**  ``switches.SWITCHES.hooked_nodes`` counts live hooked nodes.  While it is zero,
 backward checks it once and runs the fast engine; nodes are built as before.
-Otherwise backward runs the announced loop (``engine.run_reference`` or the
-ready queue), which calls ``HookedPass`` on each node: simplest, and honest
+Otherwise backward runs the announced loop (``core.backward.run_reference`` or
+the ready queue) with ``HookedPass`` as its steps: simplest, and honest
 about where the time goes.
 """
 
@@ -59,7 +59,10 @@ import weakref
 
 import numpy as np
 
-from .state import count_hooked, set_grad_mode
+from ..core.backward import Steps
+from ..core.modes import set_grad_mode
+from ..core.node import origin_of
+from .switches import count_hooked
 
 __all__ = ["RemovableHandle", "GradHooks", "add_hook", "hooks_of", "HookedPass",
            "describe", "hook_name"]
@@ -117,8 +120,8 @@ def hooks_of(node):
     return None if origin is None else origin.hooks
 
 
-def add_hook(node, fn, post: bool, make_origin) -> RemovableHandle:
-    """Register ``fn`` on ``node`` (``make_origin()`` gives it an ``Origin`` if it has none)."""
+def add_hook(node, fn, post: bool) -> RemovableHandle:
+    """Register ``fn`` on ``node`` (kept in its ``Origin``, see the module doc)."""
     what = "register_post_accumulate_grad_hook" if post else "register_hook"
     if not callable(fn):
         raise TypeError(f"{what}: expected a function, got {type(fn).__name__}")
@@ -129,25 +132,26 @@ def add_hook(node, fn, post: bool, make_origin) -> RemovableHandle:
         raise RuntimeError(f"{what}: {describe(node)} is not a leaf; post-accumulate-grad "
                            f"hooks run after a leaf's .grad is updated, and only leaves "
                            f"accumulate .grad (use register_hook on it instead)")
-    if node.origin is None:
-        node.origin = make_origin()
-    hooks = node.origin.hooks
+    origin = origin_of(node)
+    hooks = origin.hooks
     if hooks is None:
         finalizer = weakref.finalize(node, count_hooked, -1)
         finalizer.atexit = False
-        hooks = node.origin.hooks = GradHooks(finalizer)
+        hooks = origin.hooks = GradHooks(finalizer)
         count_hooked(1)
     handle = RemovableHandle(fn, node, post)
     (hooks.post if post else hooks.pre).append(handle)
     return handle
 
 
-class HookedPass:
+class HookedPass(Steps):
     """What one backward pass does about hooks; made only while some node has hooks.
 
-    The loops call ``complete(node, g)`` when a node's gradient is complete,
-    ``receiving(leaf)`` before adding into a leaf, and ``leaf_done(leaf)`` once
-    the leaf has all its contributions (``finish()`` for the leaves left).
+    The reference loop's steps (``core.backward.Steps``) with hooks in them:
+    ``complete(node, g)`` runs a node's hooks on its complete gradient, a leaf
+    ``receiving`` a contribution starts its sum for this pass, and
+    ``leaf_done(leaf)`` runs once the leaf has all its contributions (the ready
+    queue knows when; ``finish()`` does it for the leaves left).
     """
 
     def __init__(self, recorders, create_graph: bool, post_hooks: bool = True):
@@ -165,6 +169,10 @@ class HookedPass:
         g = self._run(node, hooks.pre, g)
         node.grad = g
         return g
+
+    def before_add(self, node, parent, slot) -> None:
+        if parent.op is None:
+            self.receiving(parent)
 
     def receiving(self, leaf) -> None:
         """Before a contribution is added into ``leaf``: a hooked leaf sums this pass's

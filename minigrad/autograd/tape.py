@@ -11,11 +11,11 @@ While a recorder is active, the engine announces
 
 and, to a recorder that has the method (each is optional):
 
-* ``scheduled(counts)``, when a ready-queue pass starts (``scheduler.py``), with
+* ``scheduled(counts)``, when a ready-queue pass starts (``engines/ready_queue.py``), with
   ``{node id: pending contributions}``;
 * ``ready(node, queue)``, when a node's count reaches zero (its last
   contribution arrived), with the ids waiting in the ready queue;
-* ``hooked(node, hook, before, after)``, when a gradient hook (``hooks.py``)
+* ``hooked(node, hook, before, after)``, when a gradient hook (``engines/hooked.py``)
   replaced ``node``'s gradient ``before`` by ``after`` (``hook``: its name);
 * ``dual(node, tangent)``, when ``forward_ad.make_dual`` gave ``node`` a tangent;
 * ``tangent(node, op, parent, slot, incoming, contribution, total, derivative)``,
@@ -44,11 +44,11 @@ from typing import Any
 
 import numpy as np
 
+from ..core.modes import STATE, set_recorders
 from .saved import Packed
-from .state import STATE, set_recorders
 
 __all__ = ["record", "Tape", "Created", "Seeded", "Visit", "Contribute", "Scheduled", "Ready",
-           "Hooked", "Dual", "Tangent", "Freed", "release"]
+           "Hooked", "Dual", "Tangent", "Freed"]
 
 
 def _snapshot(x):
@@ -168,17 +168,6 @@ class Freed:
 
     node: Any
     kind = "freed"
-
-
-def release(node, recorders) -> None:
-    """Free what ``node``'s op saved (an announced loop's step 4), and say so to each
-    recorder that listens for it (``freed``)."""
-    saved = node.saved
-    node.saved = None
-    for rec in recorders:
-        freed = getattr(rec, "freed", None)
-        if freed is not None:
-            freed(node, saved)
 
 
 class Tape:

@@ -1,64 +1,93 @@
-"""The fast engine: the reference engine's walk (``engine.py``) with shortcuts.
+"""The fast loops: the reference backward (``core/backward.py``) with shortcuts.
 
-``backward`` runs these loops when nobody is watching (no recorder, no
-anomaly mode) and no node has gradient hooks (``hooks.py``: with hooks it runs
-the announced loop, which calls them).  They compute exactly what ``engine.run_reference`` computes,
-bit for bit: ``tests/autograd/test_engine_equivalence.py`` runs every registered
+``engines/choose.py`` runs these when nobody is watching (no recorder, no
+anomaly mode), no node has gradient hooks and no saved value is packed.  They
+compute exactly what ``core.backward.run_reference`` computes, bit for bit:
+``tests/minigrad/engines/test_fast_equals_reference.py`` runs every registered
 op, every one of its cases, in float32 and float64, for a first pass and a
-second pass with ``retain_graph``, through both engines and the recorded path,
-and compares gradients, dtypes and memory sharing.
+second pass with ``retain_graph``, through every loop, and compares gradients,
+dtypes and memory sharing.
 
-The shortcuts, each with the test that pins what it relies on:
-
-* **Saved values spelled out.**  Rules are called as ``rule(g, s0, s1)``
-  instead of ``rule(g, *saved, **attrs)`` when an op has no settings: a call
-  with ``*saved`` costs about a microsecond more.  (The equivalence test.)
-* **Passthrough rules are not called.**  ``registry.passthrough`` (both inputs
-  of ``+``) returns ``g`` unchanged, so its result is ``g``, in both loops.
-  (``tests/ops/test_ufunc_ops.py``: add and sub use it; the equivalence test;
-  ``tests/autograd/test_fast_path_switches.py``: the scalar loop makes no call.)
-* **Gradients that already fit go in unchecked.**  A node whose
-  ``grads_fit_inputs`` is set (an elementwise op that broadcast and promoted
-  nothing) gets results already in each input's shape and dtype, so they skip
-  ``fit_gradient``; any other gradient goes to ``fit_gradient`` only when its
-  shape or dtype object differs from its input's (``fit_gradient`` would return it
-  unchanged otherwise).  (``tests/ops/test_tensor_registry.py``'s
-  ``test_elementwise_rules_return_gradients_that_fit`` checks the promise for
-  every elementwise op; ``tests/tensor/test_tensor.py``'s ``test_which_nodes_fit``
-  checks which nodes get the flag.)
-* **Buffer ownership.**  The reference engine makes a new array for every sum
-  and copies every leaf's first contribution.  Here the first contribution to
-  a non-leaf is stored as it is; the second one allocates a fresh sum, which
-  this pass then *owns*; from the third on, sums go into that buffer in place.
-  A leaf's first contribution is copied only when it may be shared (``g``
-  passed through, a view, a read-only array).  (The equivalence test checks
-  that no leaf's ``.grad`` shares memory with another node's gradient.)
-* **A vjp's gradients that fit and are new arrays go in unchecked.**  The one
-  vjp op whose node sets ``grads_fit_inputs`` is a ``jit``-compiled trace, whose
-  generated backward promises that.  (``tests/jit/test_compiled_engines.py``.)
-* **A multi-output record's gradient** (``outputs.py``) is an ``OutputGrads``, one
-  slot per output: its outputs' rules are vjps, and ``_run_vjp`` adds such a share
-  with ``+`` as the reference engine does, never into a buffer in place.
-  (``tests/autograd/test_multi_output_engines.py``; the equivalence test.)
-* **Float gradients.**  On the scalar engine a gradient is a Python float:
-  ``+`` makes a new one, so nothing is shared and nothing needs fitting.
+Each shortcut is listed in ``SHORTCUTS`` below, as data: what it skips, why
+that is safe, and the tests that pin what it relies on (a test checks that
+every cited test exists).  In short: saved values spelled out instead of
+``*saved``; passthrough rules (``g · 1``) not called; gradients that already
+fit their input added unchecked; sums into buffers this pass owns done in
+place; a jit-compiled vjp's fresh arrays added unchecked; float gradients
+never copied.
 
 The ufunc fast path of the forward pass (``a * b`` calling ``np.multiply``
-without the op's Python forward) lives in ``minigrad/tensor_operators.py``.
+without the op's Python forward) lives with the Tensor operators.
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
-from .accumulate import fit_gradient, vjp_results
+from ..core.accumulate import fit_gradient, vjp_results
+from ..core.op import passthrough
 from .output_grads import OutputGrads
-from .registry import passthrough
 
 ndarray = np.ndarray
 asarray = np.asarray
 
-__all__ = ["run_scalar", "run_tensor"]
+__all__ = ["run_scalar", "run_tensor", "SHORTCUTS", "Shortcut"]
+
+
+class Shortcut(NamedTuple):
+    """One thing the fast loops do differently from the reference loop, and its proof."""
+
+    name: str
+    what: str
+    tests: tuple[str, ...]  # pytest node ids (path::test) that pin what it relies on
+
+
+EQUIVALENCE = ("tests/minigrad/engines/test_fast_equals_reference.py::"
+               "test_fast_engine_matches_reference")
+
+SHORTCUTS = (
+    Shortcut("saved values spelled out",
+             "Rules are called as rule(g, s0, s1) instead of rule(g, *saved, **attrs) when an "
+             "op has no settings: a call with *saved costs about a microsecond more.",
+             (EQUIVALENCE,)),
+    Shortcut("passthrough rules not called",
+             "core.op.passthrough (both inputs of +) returns g unchanged, so its result is g, "
+             "in both loops, without a Python call.",
+             ("tests/minigrad/ops/test_ufunc_ops.py::test_add_and_sub_use_passthrough",
+              EQUIVALENCE,
+              "tests/minigrad/engines/test_choose.py::test_scalar_fast_loop_calls_no_passthrough")),
+    Shortcut("gradients that already fit go in unchecked",
+             "A node whose grads_fit_inputs is set (an elementwise op that broadcast and "
+             "promoted nothing) gets results already in each input's shape and dtype, so they "
+             "skip fit_gradient; any other gradient goes to fit_gradient only when its shape or "
+             "dtype object differs from its input's (fit_gradient would return it unchanged).",
+             ("tests/minigrad/ops/test_tensor_registry.py::"
+              "test_elementwise_rules_return_gradients_that_fit",
+              "tests/minigrad/tensor/test_tensor.py::test_which_nodes_fit")),
+    Shortcut("buffer ownership",
+             "The reference loop makes a new array for every sum and copies every leaf's first "
+             "contribution.  Here the first contribution to a non-leaf is stored as it is; the "
+             "second allocates a fresh sum, which this pass then owns; from the third on, sums "
+             "go into that buffer in place.  A leaf's first contribution is copied only when it "
+             "may be shared (g passed through, a view, a read-only array).",
+             (EQUIVALENCE,)),
+    Shortcut("a vjp's fresh gradients that fit go in unchecked",
+             "The one vjp op whose node sets grads_fit_inputs is a jit-compiled trace, whose "
+             "generated backward promises new arrays that fit.",
+             ("tests/minigrad/jit/test_compiled_engines.py::test_compiled_node_matches_reference",)),
+    Shortcut("a multi-output record's gradient added with +",
+             "A multi-output record's gradient is an OutputGrads, one slot per output: its "
+             "outputs' rules are vjps, and _run_vjp adds such a share with + as the reference "
+             "loop does, never into a buffer in place.",
+             ("tests/minigrad/autograd/test_multi_output.py::test_engines_agree_on_records",
+              EQUIVALENCE)),
+    Shortcut("float gradients",
+             "On the scalar engine a gradient is a Python float: + makes a new one, so nothing "
+             "is shared and nothing needs fitting.",
+             (EQUIVALENCE,)),
+)
 
 
 def run_scalar(order, retain_graph) -> None:

@@ -19,8 +19,8 @@ from functools import partial
 
 import numpy as np
 
-from .ids import next_id
-from .state import MODIFIED
+from ..core.node import next_id
+from .switches import SWITCHES, stamp_inplace_change
 
 __all__ = ["mark_modified", "changed_since", "check_unmodified"]
 
@@ -35,7 +35,7 @@ def mark_modified(nodes) -> None:
     for node in nodes:
         key = id(node)
         _CHANGED[key] = (weakref.ref(node, partial(_forget, key)), stamp)
-    MODIFIED[0] = stamp
+    stamp_inplace_change(stamp)
 
 
 def _forget(key, ref) -> None:
@@ -69,7 +69,7 @@ def check_unmodified(order) -> None:
     changed saved input is refused even if only the gradient that does not use
     it is needed.  PyTorch saves per requested gradient and refuses a bit less.
     """
-    if MODIFIED[0] <= order[0].id:  # nothing changed in place since this graph began
+    if SWITCHES.latest_inplace_change <= order[0].id:  # nothing changed since the graph began
         return  # (backward makes the same test before calling: one comparison a pass)
     changed = changed_since(order[0].id)
     if not changed:
