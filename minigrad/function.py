@@ -80,7 +80,7 @@ from .autograd.outputs import record_outputs
 from .autograd.registry import Op
 from .autograd.state import grad_enabled
 from .tensor import Tensor
-from .tensor_args import constant
+from .tensor.arguments import constant
 from .value import Value
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]

@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .autograd.ids import next_id
-from .autograd.node import init_node
-from .autograd.registry import SAVES
-from .autograd.state import UNUSUAL
-from .tensor_args import as_array_result, lift, op_error, promote
+from ..autograd.ids import next_id
+from ..autograd.node import init_node
+from ..autograd.registry import SAVES
+from ..autograd.state import UNUSUAL
+from .arguments import as_array_result, lift, op_error, promote
 
 __all__ = ["binary_method", "unary_method"]
 
