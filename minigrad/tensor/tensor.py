@@ -166,7 +166,11 @@ class Tensor(Node):
     # --- reading values into Python (each reports to ``value_reads``'s watchers first) ---
     def item(self):
         """The single element as a Python number."""
-        return _item(self, "item")
+        if VALUE_READ_WATCHERS:
+            value_read(self, "item")
+        if self.data.size != 1:
+            raise _not_one_element(self)
+        return self.data.item()
 
     def __float__(self) -> float:
         return float(_item(self, "__float__"))
@@ -640,14 +644,17 @@ def _node(op, out, parents, saved, attrs) -> Tensor:
 
 
 def _item(t, method):
-    """``t``'s one element as a Python number, for ``item``, ``float()`` and ``int()``."""
+    """``t``'s one element as a Python number, for ``float()`` and ``int()``."""
     if VALUE_READ_WATCHERS:
         value_read(t, method)
     if t.data.size != 1:
-        raise ValueError(
-            f"item(): only a one-element tensor converts to a Python number; this one "
-            f"has shape {t.data.shape}")
+        raise _not_one_element(t)
     return t.data.item()
+
+
+def _not_one_element(t) -> ValueError:
+    return ValueError(f"item(): only a one-element tensor converts to a Python number; this "
+                      f"one has shape {t.data.shape}")
 
 
 def _reduce(op, x, axis, keepdims) -> Tensor:
