@@ -26,24 +26,26 @@ from .function import Function, once_differentiable
 from .memory import GraphMemory, graph_memory
 from .random import manual_seed
 from .tensor import Tensor, apply_op
-from .tensor_functions import (
-    arange,
+from .tensor.combining import (
     cat,
     chunk,
     concatenate,
-    full,
     maximum,
     minimum,
+    split,
+    stack,
+    topk,
+    unbind,
+    where,
+)
+from .tensor.creation import (
+    arange,
+    full,
     ones,
     ones_like,
     rand,
     randn,
-    split,
-    stack,
     tensor,
-    topk,
-    unbind,
-    where,
     zeros,
     zeros_like,
 )

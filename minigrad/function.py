@@ -79,7 +79,7 @@ from .core.op import Op
 from .engines.higher_order import NotTwiceDifferentiableError
 from .engines.output_grads import OutputGrads
 from .tensor import Tensor
-from .tensor_args import constant
+from .tensor.arguments import constant
 from .value import Value
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]

@@ -9,7 +9,7 @@ import numpy as np
 from ..autograd import forward_ad
 from ..autograd.forward_ad import tangent_of
 from ..tensor import Tensor
-from ..tensor_functions import stack
+from ..tensor.combining import stack
 from ..value import Value
 
 __all__ = ["lift_inputs", "constant_like", "live_result", "stack_rows", "is_live", "inside",

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..random import get_rng
 from ..tensor import apply_op
-from ..tensor_args import as_number, shape_arg
+from ..tensor.arguments import as_number, shape_arg
 from . import conv as _conv
 from . import linear as _linear
 from . import losses as _losses

@@ -50,7 +50,7 @@ from ..functional.fused import BATCH_NORM2D_RELU, CONV2D_RELU, LINEAR_RELU
 from ..functional.linear import LINEAR
 from ..functional.norm import BATCH_NORM
 from ..tensor import Tensor
-from ..tensor_args import as_array_result, prepare_dtypes
+from ..tensor.arguments import as_array_result, prepare_dtypes
 from ..tensor_ops import RELU
 from .ir import COMPILER, Eqn, Trace, run_eqn, type_text
 from .kernels import fast_numpy

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from ..tensor import Tensor
-from ..tensor_args import as_array_result, prepare_dtypes
+from ..tensor.arguments import as_array_result, prepare_dtypes
 from .picture import picture_nodes
 
 __all__ = ["Var", "Eqn", "Trace", "short_dtype", "type_text", "COMPILER"]

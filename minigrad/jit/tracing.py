@@ -24,14 +24,15 @@ into Python (guards):
 * an output that does not depend on the inputs (made under ``no_grad()`` or
   from ``.data``).
 
+The value reads are refused through the tensor package's documented hook
+(``minigrad.tensor.value_reads``): while ``fn`` runs, a watcher is active that
+raises for a traced tensor; ``Tensor``'s methods stay as they are.
+
 What cannot be seen: ``t.data`` read directly and used in Python.  ``jit``
 falls back to running ``fn`` eagerly when tracing raises a ``TraceError``.
 """
 
 from __future__ import annotations
-
-import threading
-from contextlib import contextmanager
 
 import numpy as np
 
@@ -39,6 +40,7 @@ from ..core.modes import enable_grad
 from ..core.node import next_id
 from ..core.order import topological_order
 from ..tensor import Tensor
+from ..tensor.value_reads import VALUE_READS, watching_value_reads
 from .ir import Eqn, Trace, Var
 
 __all__ = ["trace", "TraceError", "GUARDED"]
@@ -49,49 +51,21 @@ class TraceError(RuntimeError):
 
 
 #: Tensor methods that read a value into Python; refused on traced tensors while tracing
-GUARDED = ("__bool__", "item", "__float__", "__int__", "tolist", "numpy", "__array__",
-           "__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__", "all", "any",
-           "argmax", "argmin")
-
-_lock = threading.RLock()
-_tracing: list = []  # the stand-ins of the traces running now (one set per nested trace)
+GUARDED = VALUE_READS
 
 
-def _traced(t) -> bool:
-    return t.requires_grad or any(id(t) in ids for ids in _tracing)
-
-
-def _guard(name, original):
-    def guarded(self, *args, **kwargs):
-        if _tracing and _traced(self):
+def _refuse_reads(ids: set):
+    """A value-read watcher refusing reads of a tensor this trace follows: one requiring
+    grad (every tensor computed from a stand-in does) or a stand-in itself."""
+    def refuse(t, method):
+        if t.requires_grad or id(t) in ids:
             raise TraceError(
-                f"jit.trace: {name}() reads a traced tensor's value into Python (e.g. an `if` "
-                f"on it, or a mask from a comparison), so the trace would freeze one branch. "
-                f"Keep values in tensor ops (minigrad.where, maximum, ...) or leave this "
-                f"function eager")
-        return original(self, *args, **kwargs)
+                f"jit.trace: {method}() reads a traced tensor's value into Python (e.g. an "
+                f"`if` on it, or a mask from a comparison), so the trace would freeze one "
+                f"branch. Keep values in tensor ops (minigrad.where, maximum, ...) or leave "
+                f"this function eager")
 
-    guarded.__name__ = name
-    return guarded
-
-
-@contextmanager
-def _guards(ids: set):
-    """Tensor's value-reading methods raise for traced tensors while ``fn`` runs."""
-    with _lock:
-        if not _tracing:
-            originals = {n: Tensor.__dict__[n] for n in GUARDED}
-            for n, f in originals.items():
-                setattr(Tensor, n, _guard(n, f))
-        _tracing.append(ids)
-    try:
-        yield
-    finally:
-        with _lock:
-            _tracing.pop()
-            if not _tracing:
-                for n, f in originals.items():
-                    setattr(Tensor, n, f)
+    return refuse
 
 
 def _stand_in(x, i):
@@ -110,7 +84,7 @@ def trace(fn, *inputs, name: str | None = None) -> Trace:
     """
     stand_ins = [_stand_in(x, i) for i, x in enumerate(inputs)]
     start = next_id()
-    with enable_grad(), _guards({id(t) for t in stand_ins}):
+    with enable_grad(), watching_value_reads(_refuse_reads({id(t) for t in stand_ins})):
         result = fn(*stand_ins)
     outs = result if isinstance(result, (tuple, list)) else (result,)
     for o in outs:

@@ -3,7 +3,7 @@
 ``node.init_node`` assigns the slots and, for an op's result, decides whether the
 op is recorded at all; both engines, ``apply_op`` and custom Functions use it.
 ``Tensor``'s operators keep one inlined copy of it for speed
-(``minigrad/tensor_operators.py``); here it is compared, slot by slot, with the
+(``minigrad/tensor/operators.py``); here it is compared, slot by slot, with the
 constructor's result for every elementwise operator and every combination of
 ``requires_grad`` and grad mode.
 """

@@ -298,19 +298,6 @@ def test_reshape_to_the_same_shape_is_a_new_tensor():
     np.testing.assert_allclose(x.grad, np.full((2, 3), 2.0))
 
 
-@pytest.mark.parametrize("name, number", [("maximum", 0.0), ("minimum", 3.0)])
-def test_module_level_maximum_and_minimum(name, number):
-    fn, ufunc = getattr(mg, name), getattr(np, name)
-    a = mg.Tensor(np.array([1.0, 5.0, 2.0], dtype=np.float32), requires_grad=True)
-    out = fn(number, a)  # the number first
-    assert out.dtype == np.float32
-    np.testing.assert_allclose(out.data, ufunc(number, a.data))
-    out.sum().backward()
-    assert a.grad.shape == (3,)
-    with pytest.raises(TypeError, match="at least one Tensor"):
-        fn(1.0, 2.0)
-
-
 def test_dividing_integers_gives_float32():
     a = mg.Tensor([1, 2, 3])
     assert (a / 2).dtype == np.float32
@@ -420,17 +407,6 @@ def test_matmul_with_an_empty_inner_axis():
     b = mg.zeros(0, requires_grad=True)
     (a @ b).sum().backward()
     assert a.grad.shape == (2, 0) and b.grad.shape == (0,)
-
-
-def test_where_with_a_0d_float64_operand_stays_float32():
-    cond = mg.Tensor(np.array([True, False]))
-    a = mg.Tensor(np.array([1.0, 2.0], dtype=np.float32), requires_grad=True)
-    s = mg.Tensor(np.array(5.0), requires_grad=True)
-    out = mg.where(cond, a, s)
-    assert out.dtype == np.float32
-    out.sum().backward()
-    np.testing.assert_allclose(a.grad, [1.0, 0.0])
-    assert s.grad.dtype == np.float64 and s.grad == 1.0
 
 
 @pytest.mark.parametrize("name", ["softmax", "log_softmax"])

@@ -1,5 +1,6 @@
-"""Regression test for a fixed bug: ``minigrad.concatenate`` and the rest of
-``minigrad.tensor.__all__`` are exported from ``minigrad``."""
+"""Regression test for a fixed bug: ``minigrad.concatenate`` and the rest of the tensor
+package's public names are exported from ``minigrad``; and ``minigrad.tensor`` is the
+function, as ``torch.tensor`` is."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ import minigrad as mg
 from tests._helpers import leaf
 
 # (``import minigrad.tensor as m`` would give the function ``minigrad.tensor``)
-mg_tensor = importlib.import_module("minigrad.tensor")
+TENSOR_MODULES = [importlib.import_module(f"minigrad.tensor{name}")
+                  for name in ("", ".creation", ".combining")]
 
 
 # --- the public API --------------------------------------------------------------------
@@ -26,7 +28,7 @@ def test_concatenate_is_exported():
 
 
 def test_every_tensor_module_name_is_exported():
-    for module in (mg_tensor, importlib.import_module("minigrad.tensor_functions")):
+    for module in TENSOR_MODULES:
         for name in module.__all__:
             assert getattr(mg, name, None) is getattr(module, name), name
             assert name in mg.__all__, name
@@ -37,3 +39,15 @@ def test_everything_in_all_exists():
     assert not missing
     assert len(set(mg.__all__)) == len(mg.__all__)
 
+
+
+def test_minigrad_tensor_is_the_function_that_copies_data():
+    from minigrad import tensor
+
+    assert tensor is mg.tensor and callable(tensor)
+    data = np.array([1.0, 2.0])
+    t = mg.tensor(data)
+    assert isinstance(t, mg.Tensor) and not np.shares_memory(t.data, data)
+    from minigrad.tensor import Tensor, apply_op  # the package, by its full name
+
+    assert Tensor is mg.Tensor and apply_op is mg.apply_op

@@ -19,7 +19,7 @@ The rules of the game:
 * a ufunc with no derivative to speak of (comparisons, ``isnan``, ``sign`` ...)
   is computed on the raw data: its result is a constant tensor;
 * a numpy function is handled if some module registered it with ``implements``
-  (``tensor_functions`` does ``where``, ``concatenate``, ``stack`` ...);
+  (``combining`` does ``where``, ``concatenate``, ``stack`` ...);
 * anything else, on a tensor that requires grad, would silently drop it from
   the graph: an error names the numpy function instead.  On constants it is
   computed on the raw data, as before.
@@ -31,9 +31,9 @@ import operator
 
 import numpy as np
 
-from .core.modes import COUNTS, STATE
-from .engines.higher_order import building_order
-from .tensor_args import constant, lift
+from ..core.modes import COUNTS, STATE
+from ..engines.higher_order import building_order
+from .arguments import constant, lift
 
 __all__ = ["array_ufunc", "array_function", "implements", "HANDLED_FUNCTIONS", "DIFFERENTIABLE"]
 

@@ -8,6 +8,12 @@ record a node only when a gradient can flow (grad mode on and some input
 requires grad); otherwise the result is a plain constant leaf.  The backward
 engine is the shared one in ``minigrad.core`` (the loops that run: ``minigrad.engines``).
 
+Every method of ``Tensor`` is defined in the class body below; the helpers it
+calls live beside it in this package (``operators``: the fast elementwise
+operators; ``arguments``: argument checks and lifting; ``numpy_protocol``:
+numpy calls on tensors; ``value_reads``: the hook that sees values read into
+Python).
+
 dtypes follow PyTorch: Python floats and lists become float32, float32 stays
 float32 through every op and gradient (Python numbers do not promote it, NEP
 50), float64 stays float64, and an integer or bool tensor mixes with a float
@@ -17,29 +23,31 @@ gradients.
 
 from __future__ import annotations
 
-import warnings
+from collections import namedtuple
 
 import numpy as np
 
-from . import tensor_ops as ops
-from .autograd.differentiable import Differentiable
-from .autograd.outputs import Outputs, record_outputs
-from .core.modes import COUNTS, STATE
-from .core.node import Node, init_node
-from .core.op import Op, get_op
-from .engines.higher_order import building_order
-from .engines.inplace import mark_modified
-from .formatting import array_to_string
-from .tensor_args import (
+from .. import tensor_ops as ops
+from ..autograd.differentiable import Differentiable
+from ..autograd.outputs import Outputs, record_outputs
+from ..core.node import Node, init_node
+from ..core.op import Op, get_op
+from ..engines.higher_order import building_order
+from ..engines.inplace import mark_modified
+from ..formatting import array_to_string
+from .arguments import (
     as_array_result,
     as_int,
     as_number,
     axis_arg,
-    bound_arg,
     broadcast_shape,
     check_differentiable,
+    chunk_split,
+    clip_args,
     constant,
+    dim_arg,
     expand_shape,
+    extreme_dim,
     flat_shape,
     index_arg,
     inplace_operand,
@@ -50,10 +58,14 @@ from .tensor_args import (
     prepare_dtypes,
     reduction_axis,
     shape_arg,
+    split_sections,
     to_array,
+    topk_k,
+    transpose_axes,
 )
-from .tensor_numpy import array_function, array_ufunc
-from .tensor_operators import binary_method, unary_method
+from .numpy_protocol import array_function, array_ufunc
+from .operators import binary_method, unary_method
+from .value_reads import VALUE_READ_WATCHERS, value_read
 
 __all__ = ["Tensor", "apply_op"]
 
@@ -64,6 +76,11 @@ float32 = np.dtype(np.float32)
 
 
 _gelu_exact = unary_method(ops.GELU, "gelu")
+
+#: what ``max(dim=)``, ``min(dim=)`` and ``topk`` return, as PyTorch's ``torch.return_types``
+max_result = namedtuple("max", ["values", "indices"])
+min_result = namedtuple("min", ["values", "indices"])
+topk_result = namedtuple("topk", ["values", "indices"])
 
 
 class Tensor(Differentiable, engine=True):
@@ -84,7 +101,7 @@ class Tensor(Differentiable, engine=True):
     __slots__ = ()
 
     # numpy's protocols: ``np.exp(t)``, ``array * t``, ``np.where(m, t, 0)`` are recorded
-    # ops (see tensor_numpy), which is what lets the op rules, written against numpy,
+    # ops (see numpy_protocol), which is what lets the op rules, written against numpy,
     # build a gradient's graph.
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         return array_ufunc(self, ufunc, method, inputs, kwargs)
@@ -147,21 +164,24 @@ class Tensor(Differentiable, engine=True):
         for i in range(len(self)):
             yield self[i]
 
+    # --- reading values into Python (each reports to ``value_reads``'s watchers first) ---
     def item(self):
         """The single element as a Python number."""
+        if VALUE_READ_WATCHERS:
+            value_read(self, "item")
         if self.data.size != 1:
-            raise ValueError(
-                f"item(): only a one-element tensor converts to a Python number; this one "
-                f"has shape {self.data.shape}")
+            raise _not_one_element(self)
         return self.data.item()
 
     def __float__(self) -> float:
-        return float(self.item())
+        return float(_item(self, "__float__"))
 
     def __int__(self) -> int:
-        return int(self.item())
+        return int(_item(self, "__int__"))
 
     def __bool__(self) -> bool:
+        if VALUE_READ_WATCHERS:
+            value_read(self, "__bool__")
         if self.data.size != 1:
             raise ValueError(
                 f"the truth value of a tensor of shape {self.data.shape} is ambiguous; "
@@ -170,19 +190,25 @@ class Tensor(Differentiable, engine=True):
 
     def numpy(self) -> np.ndarray:
         """The underlying array (shared, not copied)."""
+        if VALUE_READ_WATCHERS:
+            value_read(self, "numpy")
         return self.data
 
     def __array__(self, dtype=None, copy=None):
+        if VALUE_READ_WATCHERS:
+            value_read(self, "__array__")
         if building_order() and self.requires_grad:
             raise TypeError(
                 "np.asarray() of a Tensor that requires grad while building a gradient's "
                 "graph (create_graph=True) would cut that graph: an op's gradient rule "
-                "must keep to numpy calls that Tensor implements (see tensor_numpy)")
+                "must keep to numpy calls that Tensor implements (see numpy_protocol)")
         if copy:
             return np.array(self.data, dtype=dtype, copy=True)
         return self.data if dtype is None else self.data.astype(dtype, copy=False)
 
     def tolist(self):
+        if VALUE_READ_WATCHERS:
+            value_read(self, "tolist")
         return self.data.tolist()
 
     def __format__(self, spec: str) -> str:
@@ -266,11 +292,6 @@ class Tensor(Differentiable, engine=True):
             # cannot happen in place: ``x += y`` means ``x = x + y``, a new node, and
             # anything else holding the old tensor keeps the old values.
             return NotImplemented
-        if self.requires_grad and (not COUNTS.no_grad_threads or STATE.grad_enabled):
-            raise RuntimeError(
-                f"in-place '{symbol}=' on a leaf that requires grad, with grad mode on. "
-                f"Parameter updates belong in `with minigrad.no_grad():` (then "
-                f"w {symbol}= ... changes w.data in place and w stays the same leaf).")
         value = inplace_operand(self, other, symbol)
         try:
             ufunc(self.data, value, out=self.data, casting="same_kind")
@@ -293,7 +314,7 @@ class Tensor(Differentiable, engine=True):
     def __itruediv__(self, other):
         return self._inplace(other, np.true_divide, "/")
 
-    # --- arithmetic (the hot path: see tensor_operators.operator_method) -------------
+    # --- arithmetic (the hot path: see operators.operator_method) -------------
     __add__ = binary_method(ops.ADD, "__add__")
     __radd__ = binary_method(ops.ADD, "__radd__", reflected=True)
     __sub__ = binary_method(ops.SUB, "__sub__")
@@ -319,27 +340,31 @@ class Tensor(Differentiable, engine=True):
 
     # --- comparisons: non-differentiable bool tensors ----------------------------------
     def __lt__(self, other):
-        return _compare(np.less, self, other)
+        return _compare(np.less, self, other, "__lt__")
 
     def __le__(self, other):
-        return _compare(np.less_equal, self, other)
+        return _compare(np.less_equal, self, other, "__le__")
 
     def __gt__(self, other):
-        return _compare(np.greater, self, other)
+        return _compare(np.greater, self, other, "__gt__")
 
     def __ge__(self, other):
-        return _compare(np.greater_equal, self, other)
+        return _compare(np.greater_equal, self, other, "__ge__")
 
     def __eq__(self, other):
-        return _compare(np.equal, self, other)
+        return _compare(np.equal, self, other, "__eq__")
 
     def __ne__(self, other):
-        return _compare(np.not_equal, self, other)
+        return _compare(np.not_equal, self, other, "__ne__")
 
     def all(self, axis=None, keepdims=False) -> Tensor:
+        if VALUE_READ_WATCHERS:
+            value_read(self, "all")
         return constant(Tensor, asarray(self.data.all(axis, keepdims=keepdims)))
 
     def any(self, axis=None, keepdims=False) -> Tensor:
+        if VALUE_READ_WATCHERS:
+            value_read(self, "any")
         return constant(Tensor, asarray(self.data.any(axis, keepdims=keepdims)))
 
     # --- elementwise functions ----------------------------------------------------------
@@ -369,15 +394,7 @@ class Tensor(Differentiable, engine=True):
         broadcasts to this tensor's shape (bounds get no gradient).  Float bounds
         on an integer tensor give float32, as in PyTorch.
         """
-        if min is None and max is None:
-            raise ValueError("clip: give min, max or both")
-        lo, hi = bound_arg(min, self, "clip"), bound_arg(max, self, "clip")
-        x = self
-        if x.data.dtype.kind != "f" and any(
-                isinstance(b, float) or getattr(b, "dtype", None) is not None
-                and b.dtype.kind == "f" for b in (lo, hi)):
-            x = x.float()
-            lo, hi = bound_arg(lo, x, "clip"), bound_arg(hi, x, "clip")
+        x, lo, hi = clip_args(self, min, max)
         return apply_op(ops.CLIP, x, min=lo, max=hi)
 
     clamp = clip
@@ -391,12 +408,27 @@ class Tensor(Differentiable, engine=True):
     def mean(self, axis=None, keepdims: bool = False, *, dtype=None, out=None):
         return _reduce(ops.MEAN, numpy_call(self, "mean", dtype, out), axis, keepdims)
 
-    def max(self, axis=None, keepdims: bool = False, *, out=None):
-        """Largest value(s); tied maxima share the gradient equally."""
-        return _reduce(ops.MAX, numpy_call(self, "max", None, out), axis, keepdims)
+    def max(self, axis=None, keepdims: bool = False, *, dim=None, keepdim: bool = False,
+            out=None):
+        """The largest value(s).  ``axis=`` (numpy's form, and a positional argument) gives
+        the values only, tied maxima sharing the gradient; ``dim=`` (PyTorch's form) gives
+        ``(values, indices)``, the gradient going to the index returned (the first on a
+        tie).  Both forms exist because lessons and code written for ``max(axis)`` rely on
+        it returning a tensor."""
+        if dim is None:
+            return _reduce(ops.MAX, numpy_call(self, "max", None, out), axis, keepdims)
+        values, indices = apply_op(ops.MAX_DIM, self, axis=extreme_dim(self, dim, axis, "max"),
+                                   keepdims=bool(keepdim or keepdims))
+        return max_result(values, indices)
 
-    def min(self, axis=None, keepdims: bool = False, *, out=None):
-        return _reduce(ops.MIN, numpy_call(self, "min", None, out), axis, keepdims)
+    def min(self, axis=None, keepdims: bool = False, *, dim=None, keepdim: bool = False,
+            out=None):
+        """The smallest value(s); ``axis=`` and ``dim=`` as in ``max``."""
+        if dim is None:
+            return _reduce(ops.MIN, numpy_call(self, "min", None, out), axis, keepdims)
+        values, indices = apply_op(ops.MIN_DIM, self, axis=extreme_dim(self, dim, axis, "min"),
+                                   keepdims=bool(keepdim or keepdims))
+        return min_result(values, indices)
 
     def var(self, axis=None, keepdims: bool = False, ddof: int = 0):
         """Variance (numpy's default ddof=0; PyTorch's default is ddof=1)."""
@@ -419,10 +451,14 @@ class Tensor(Differentiable, engine=True):
 
     def argmax(self, axis=None, keepdims: bool = False) -> Tensor:
         """Index of the largest value (the first one on a tie); not differentiable."""
+        if VALUE_READ_WATCHERS:
+            value_read(self, "argmax")
         axis = axis_arg(axis, self, "argmax", single=True)
         return constant(Tensor, asarray(np.argmax(self.data, axis=axis, keepdims=keepdims)))
 
     def argmin(self, axis=None, keepdims: bool = False) -> Tensor:
+        if VALUE_READ_WATCHERS:
+            value_read(self, "argmin")
         axis = axis_arg(axis, self, "argmin", single=True)
         return constant(Tensor, asarray(np.argmin(self.data, axis=axis, keepdims=keepdims)))
 
@@ -442,13 +478,7 @@ class Tensor(Differentiable, engine=True):
         ``x.swapaxes(0, 1)``.  An explicit identity warns, as it is almost
         always code written for PyTorch.
         """
-        axes = shape_arg(axes, "transpose") if axes and axes != (None,) else None
-        if axes is not None and len(axes) >= 2 and len(axes) == self.data.ndim and all(
-                a % len(axes) == i for i, a in enumerate(axes)):
-            warnings.warn(
-                f"transpose{axes} keeps every axis in place: numpy's transpose takes a "
-                f"permutation. To swap two axes as PyTorch's transpose(dim0, dim1) does, "
-                f"use swapaxes(dim0, dim1) (or .T for a matrix)", stacklevel=2)
+        axes = transpose_axes(axes, self)
         return apply_op(ops.TRANSPOSE, self, axes=axes)
 
     def permute(self, *axes):
@@ -483,6 +513,33 @@ class Tensor(Differentiable, engine=True):
         """Constant padding; ``pad_width`` as in numpy: int, (before, after), or a pair per axis."""
         widths = pad_widths(pad_width, self)
         return apply_op(ops.PAD, self, pad_width=widths, value=as_number(value, "pad", "value"))
+
+    # --- several outputs, sharing one record (``autograd/outputs.py``) ----------------------
+    def split(self, split_size_or_sections, dim: int = 0) -> tuple:
+        """Pieces along ``dim`` (PyTorch's ``split``): an int gives pieces of that size
+        (the last may be smaller), a list gives pieces of exactly those sizes.  The
+        pieces share one backward record, each knowing its ``output_nr``."""
+        dim = dim_arg(self, dim, "split")
+        return apply_op(ops.SPLIT, self, sections=split_sections(self, split_size_or_sections, dim),
+                        axis=dim)
+
+    def chunk(self, chunks: int, dim: int = 0) -> tuple:
+        """Cut into ``chunks`` pieces along ``dim`` (PyTorch's ``chunk``): pieces of
+        ``ceil(n / chunks)``, so there may be fewer than ``chunks`` of them."""
+        return self.split(chunk_split(self, chunks, dim), dim)
+
+    def unbind(self, dim: int = 0) -> tuple:
+        """The slices along ``dim``, that dim removed (PyTorch's ``unbind``)."""
+        return apply_op(ops.UNBIND, self, axis=dim_arg(self, dim, "unbind"))
+
+    def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
+        """The ``k`` largest (``largest=False``: smallest) values along ``dim`` and their
+        indices, as ``(values, indices)`` (PyTorch's ``topk``); always sorted, ties in
+        index order.  Only ``values`` is differentiable."""
+        dim = dim_arg(self, dim, "topk")
+        values, indices = apply_op(ops.TOPK, self, k=topk_k(self, k, dim), axis=dim,
+                                   largest=bool(largest), sorted=bool(sorted))
+        return topk_result(values, indices)
 
     def __getitem__(self, index):
         return apply_op(ops.GETITEM, self, index=index_arg(index))
@@ -545,7 +602,7 @@ def apply_op(op, *inputs, **attrs) -> Tensor:
 
 def _apply_other(op, inputs, attrs):
     """``apply_op`` for anything but a tensor ``Op``: a name, a scalar op, a Function's op."""
-    from .value import Value, apply_scalar_op
+    from ..value import Value, apply_scalar_op
 
     values = any(isinstance(x, Value) for x in inputs)
     if isinstance(op, str):
@@ -587,11 +644,27 @@ def _node(op, out, parents, saved, attrs) -> Tensor:
     return init_node(_new(Tensor), out, op, parents, saved, attrs or None)
 
 
+def _item(t, method):
+    """``t``'s one element as a Python number, for ``float()`` and ``int()``."""
+    if VALUE_READ_WATCHERS:
+        value_read(t, method)
+    if t.data.size != 1:
+        raise _not_one_element(t)
+    return t.data.item()
+
+
+def _not_one_element(t) -> ValueError:
+    return ValueError(f"item(): only a one-element tensor converts to a Python number; this "
+                      f"one has shape {t.data.shape}")
+
+
 def _reduce(op, x, axis, keepdims) -> Tensor:
     return apply_op(op, x, axis=reduction_axis(axis, x, op.name), keepdims=bool(keepdims))
 
 
-def _compare(ufunc, a, b) -> Tensor:
+def _compare(ufunc, a, b, method) -> Tensor:
+    if VALUE_READ_WATCHERS:
+        value_read(a, method)
     bd = b.data if isinstance(b, Tensor) else b
     if isinstance(bd, Node):
         return NotImplemented

@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core.modes import COUNTS
-from .core.node import init_node, next_id
-from .core.op import SAVES
-from .tensor_args import as_array_result, lift, op_error, promote
+from ..core.modes import COUNTS
+from ..core.node import init_node, next_id
+from ..core.op import SAVES
+from .arguments import as_array_result, lift, op_error, promote
 
 __all__ = ["binary_method", "unary_method"]
 

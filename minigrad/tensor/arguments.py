@@ -8,19 +8,22 @@ forward into the same kind of message, with the inputs' shapes and dtypes.
 
 from __future__ import annotations
 
+import math
 import numbers
+import warnings
 
 import numpy as np
 
-from .autograd.forward_ad import refuse_stale_inplace
-from .core.modes import COUNTS
-from .core.node import Node, init_node
+from ..autograd.forward_ad import refuse_stale_inplace
+from ..core.modes import COUNTS, STATE
+from ..core.node import Node, init_node
 
 __all__ = [
     "to_array", "check_differentiable", "NUMBERS", "promote", "as_number", "scalar_value",
     "as_index", "as_int", "size_arg", "bound_arg", "shape_arg", "axis_arg", "index_arg",
     "op_error", "constant", "lift", "prepare_dtypes", "as_array_result", "numpy_call",
-    "reduction_axis", "inplace_operand", "pad_widths",
+    "reduction_axis", "inplace_operand", "pad_widths", "dim_arg", "split_sections",
+    "chunk_split", "topk_k", "extreme_dim", "clip_args", "transpose_axes",
 ]
 
 _new = object.__new__
@@ -166,6 +169,33 @@ def bound_arg(b, x, op_name):
     return arr
 
 
+def clip_args(x, lo, hi) -> tuple:
+    """``clip``'s ``(x, min, max)``: bounds checked by ``bound_arg``; float bounds on an
+    integer tensor make it float32 first, as in PyTorch."""
+    if lo is None and hi is None:
+        raise ValueError("clip: give min, max or both")
+    lo, hi = bound_arg(lo, x, "clip"), bound_arg(hi, x, "clip")
+    if x.data.dtype.kind != "f" and any(
+            isinstance(b, float) or getattr(b, "dtype", None) is not None
+            and b.dtype.kind == "f" for b in (lo, hi)):
+        x = x.float()
+        lo, hi = bound_arg(lo, x, "clip"), bound_arg(hi, x, "clip")
+    return x, lo, hi
+
+
+def transpose_axes(axes, t):
+    """``transpose``'s permutation (None: reverse them all).  An explicit identity warns:
+    it is almost always code written for PyTorch's ``transpose(dim0, dim1)``."""
+    axes = shape_arg(axes, "transpose") if axes and axes != (None,) else None
+    if axes is not None and len(axes) >= 2 and len(axes) == t.data.ndim and all(
+            a % len(axes) == i for i, a in enumerate(axes)):
+        warnings.warn(
+            f"transpose{axes} keeps every axis in place: numpy's transpose takes a "
+            f"permutation. To swap two axes as PyTorch's transpose(dim0, dim1) does, "
+            f"use swapaxes(dim0, dim1) (or .T for a matrix)", stacklevel=3)
+    return axes
+
+
 def shape_arg(args, op_name) -> tuple:
     """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all mean the shape (2, 3)."""
     if len(args) == 1 and as_index(args[0]) is None:
@@ -237,6 +267,64 @@ def axis_arg(axis, t, op_name, single=False):
     if len({a % max(ndim, 1) for a in axes}) != len(axes):
         raise ValueError(f"{op_name}: repeated axis in {axis!r}")
     return axes[0] if one is not None else axes
+
+
+def dim_arg(t, dim, op_name) -> int:
+    """One dim of ``t`` (PyTorch's ``dim=``), checked: an int in ``-ndim <= dim < ndim``."""
+    dim = as_int(dim, op_name, "dim")
+    ndim = t.data.ndim
+    if not -ndim <= dim < ndim:
+        raise ValueError(f"{op_name}: dim {dim} is out of range for a tensor of shape "
+                         f"{t.data.shape} (expected {-ndim} <= dim < {ndim})")
+    return dim
+
+
+def split_sections(t, split_size_or_sections, dim) -> tuple:
+    """``split``'s pieces as their sizes along ``dim`` (a checked dim): an int is a piece
+    size (the last piece may be smaller), a list the exact sizes, adding up to the dim."""
+    n = t.data.shape[dim]
+    if isinstance(split_size_or_sections, (list, tuple)):
+        sections = tuple(as_int(k, "split", "a section size") for k in split_size_or_sections)
+        if sum(sections) != n or any(k < 0 for k in sections):
+            raise ValueError(f"split: sections {list(sections)} must be sizes >= 0 adding up "
+                             f"to {n}, the size of dim {dim} of shape {t.data.shape}")
+        return sections
+    size = as_int(split_size_or_sections, "split", "split_size")
+    if size <= 0 and n:
+        raise ValueError(f"split: split_size must be >= 1, got {size} (shape "
+                         f"{t.data.shape}, dim {dim})")
+    return (size,) * (n // size) + ((n % size,) if n % size else ()) if n else (0,)
+
+
+def chunk_split(t, chunks, dim):
+    """What ``chunk(chunks, dim)`` passes to ``split``: pieces of ``ceil(n / chunks)``
+    (``chunks`` empty pieces for an empty dim)."""
+    chunks = as_int(chunks, "chunk", "chunks")
+    if chunks <= 0:
+        raise ValueError(f"chunk: chunks must be >= 1, got {chunks}")
+    n = t.data.shape[dim_arg(t, dim, "chunk")]
+    return [0] * chunks if n == 0 else math.ceil(n / chunks)
+
+
+def topk_k(t, k, dim) -> int:
+    """``topk``'s ``k``, checked against the size of ``dim`` (a checked dim)."""
+    k = as_int(k, "topk", "k")
+    n = t.data.shape[dim]
+    if not 0 <= k <= n:
+        raise ValueError(f"topk: k={k} is out of range: dim {dim} of shape {t.data.shape} "
+                         f"has {n} elements")
+    return k
+
+
+def extreme_dim(t, dim, axis, op_name) -> int:
+    """The dim of ``max(dim=)``/``min(dim=)``: not with ``axis=``, in range, not empty."""
+    if axis is not None:
+        raise TypeError(f"{op_name}: give dim= (values and indices, PyTorch's form) or "
+                        f"axis= (values only, numpy's form), not both")
+    dim = dim_arg(t, dim, op_name)
+    if t.data.shape[dim] == 0:
+        raise ValueError(f"{op_name}: dim {dim} of shape {t.data.shape} is empty")
+    return dim
 
 
 def index_arg(index) -> tuple:
@@ -375,8 +463,14 @@ def reduction_axis(axis, x, op_name):
 
 # --- helpers of Tensor's methods --------------------------------------------------------
 def inplace_operand(t, other, symbol: str) -> np.ndarray:
-    """The array ``t <symbol>= other`` adds in, checked: the result keeps ``t``'s shape
-    (and no forward-mode tangent goes stale)."""
+    """The array ``t <symbol>= other`` adds in, checked: ``t`` is not a leaf requiring
+    grad with grad mode on (the update would have to be part of the graph, as PyTorch
+    says too), the result keeps ``t``'s shape, and no forward-mode tangent goes stale."""
+    if t.requires_grad and (not COUNTS.no_grad_threads or STATE.grad_enabled):
+        raise RuntimeError(
+            f"in-place '{symbol}=' on a leaf that requires grad, with grad mode on. "
+            f"Parameter updates belong in `with minigrad.no_grad():` (then "
+            f"w {symbol}= ... changes w.data in place and w stays the same leaf).")
     if COUNTS.watchers:
         refuse_stale_inplace(t, other, symbol)
     value = other.data if isinstance(other, Node) else np.asarray(other)
