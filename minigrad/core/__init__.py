@@ -11,6 +11,14 @@ nothing else in minigrad (numpy is the only import from outside):
 5. ``accumulate.py``  ``parent.grad += contribution``, and ``unbroadcast``
 6. ``backward.py``    the reference backward: seed, order, rules in reverse, release
 
+To follow ``c = a*b + a; c.backward()`` by hand: ``node.init_node`` makes ``a``, ``b``
+and each op's result; ``backward.backward(c)`` seeds ``dc/dc = 1``, asks
+``order.topological_order`` for ``[a*b, c]`` (leaves have no rule to run), and walks it
+backwards: ``c``'s ``add`` rule passes 1 to ``a*b`` and to ``a``; ``a*b``'s ``mul``
+rules send ``1·b`` to ``a`` and ``1·a`` to ``b``; ``accumulate`` adds the two
+contributions to ``a``: ``a.grad = 1 + b``.  Every other feature is a variation on
+that walk.
+
 Everything else runs on this: the loops that usually run are
 ``minigrad/engines`` (each proven to give this folder's bits), the ops are
 ``minigrad/ops``, and ``Value`` and ``Tensor`` are the two engines' node

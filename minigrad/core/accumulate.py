@@ -23,10 +23,14 @@ def unbroadcast(grad: np.ndarray, shape: tuple) -> np.ndarray:
     added in front (here axis 0) and over the axes where the input had size 1
     (here axis 2, kept with size 1).
     """
+    # A worked example, the bias of a layer: ``x @ W + b`` with ``x @ W`` of shape
+    # (batch, 3) and ``b`` of shape (3,).  Broadcasting copied ``b`` into every row, so
+    # each element of ``b`` was used ``batch`` times, and its gradient is the sum of
+    # the gradients of its copies: ``grad.sum(axis=0)``, shape (3,) again.
     shape = tuple(shape)
-    if grad.shape == shape:
+    if grad.shape == shape:  # nothing was broadcast: the gradient fits as it is
         return grad
-    extra = grad.ndim - len(shape)
+    extra = grad.ndim - len(shape)  # axes broadcasting added in front
     if extra == 1 and grad.shape[1:] == shape:  # the common case: a bias added to rows
         # (a numpy scalar, from summing a 1-D gradient for a 0-d input, as an array: the
         # engine adds into it in place)
@@ -38,11 +42,14 @@ def unbroadcast(grad: np.ndarray, shape: tuple) -> np.ndarray:
             f"unbroadcast: a gradient of shape {grad.shape} cannot come from "
             f"broadcasting shape {shape}"
         )
+    # Two kinds of axes to sum over: the ``extra`` axes broadcasting added in front,
+    # and each axis where the input had size 1 but the gradient does not (kept as
+    # size 1 by ``keepdims``, then dropped by the reshape if it came in front).
     axes = tuple(range(extra)) + tuple(
         extra + i for i, n in enumerate(shape) if n == 1 and grad.shape[extra + i] != 1
     )
     summed = grad.sum(axis=axes, keepdims=True) if axes else grad
-    return summed.reshape(shape)
+    return summed.reshape(shape)  # drop the front axes (now of size 1)
 
 
 def _array(x):
@@ -53,6 +60,8 @@ def _array(x):
 def unbroadcastable(big: tuple, shape: tuple) -> bool:
     """Whether broadcasting can make ``shape`` into ``big``, so that ``unbroadcast``
     can sum a gradient of shape ``big`` back down to ``shape``."""
+    # numpy's rule, read backwards: align the shapes at the right; each of ``shape``'s
+    # sizes must be 1 (copied) or equal to the size it is aligned with.
     extra = len(big) - len(shape)
     return extra >= 0 and all(n == 1 or n == big[extra + i] for i, n in enumerate(shape))
 
@@ -66,6 +75,7 @@ def fit_gradient(local: np.ndarray, data: np.ndarray) -> np.ndarray:
     the gradient is summed back down (``unbroadcast``).  A float32 input next to
     a float64 one was promoted; its gradient is cast back to float32.
     """
+    # Three repairs, each cheap to test for and each needed by some op:
     if isinstance(local, np.generic):  # what numpy gives for 0-d arrays: make it an array
         local = np.asarray(local)
     if local.shape != data.shape:
@@ -87,6 +97,8 @@ def accumulate(parent, local) -> None:
     In a ``create_graph`` pass the contributions are nodes, and the sum is one
     more recorded ``add``: nodes are never changed in place, so nothing is copied.
     """
+    # Three cases: the gradients are nodes (a create_graph pass), arrays (Tensor), or
+    # floats (Value).  Each stores the first contribution and adds the next ones.
     if isinstance(local, parent.engine_class):  # a create_graph pass: a node, recorded
         if isinstance(parent.data, np.ndarray):
             local = fit_gradient(local, parent.data)
@@ -97,14 +109,18 @@ def accumulate(parent, local) -> None:
             parent.grad = local.copy() if parent.op is None else local
         else:
             parent.grad = np.asarray(parent.grad + local)  # (0-d + 0-d gives a numpy scalar)
-    elif parent.grad is None:
-        parent.grad = local
+    elif parent.grad is None:  # floats: nothing to fit, nothing shared (a new float
+        parent.grad = local      # is made by every +)
     else:
         parent.grad = parent.grad + local
 
 
 def vjp_results(node, grads) -> tuple:
-    """What an op's ``vjp`` returned, checked to be one gradient (or None) per parent."""
+    """What an op's ``vjp`` returned, checked to be one gradient (or None) per parent.
+
+    A vjp written by a user (a custom ``Function``'s ``backward``) that returns one
+    gradient too few would otherwise pair the wrong gradient with the wrong input,
+    silently: ``zip`` stops at the shorter side.  So the count is checked here."""
     grads = tuple(grads)
     if len(grads) != len(node.parents):
         raise ValueError(f"{node.op.name}: its vjp returned {len(grads)} gradients for "

@@ -66,9 +66,11 @@ def start(order, roots, seeds) -> None:
     passes, as in PyTorch).  Then the seeds go in.
     """
     for node in order:
-        if node.saved is None:
+        if node.saved is None:  # released by an earlier backward (step 4)
             raise released_error(node)
-        node.grad = None
+        node.grad = None  # a non-leaf's .grad holds this pass's sum only
+    # The seeds go in last, after the reset: a root is a non-leaf too, and its seed is
+    # the first thing its .grad holds in this pass.
     for root, seed in zip(roots, seeds):  # (a root given twice gets both seeds)
         root.grad = seed if root.grad is None else root.grad + seed
 
@@ -97,23 +99,28 @@ class Steps:
         """Every node has run."""
 
 
+#: the steps of a pass that adds nothing: the reference loop as the module doc tells it
 PLAIN = Steps()
 
 
 def run_reference(roots, order, retain_graph: bool, steps: Steps = PLAIN) -> None:
     """Steps 3 and 4: the chain rule over ``order`` (parents first), announced."""
-    recorders = STATE.recorders
+    recorders = STATE.recorders  # (an empty tuple unless someone records: loops do nothing)
     for rec in recorders:
         for root in roots:
-            rec.seeded(root, root.grad)
+            rec.seeded(root, root.grad)  # step 1, announced: dL/dL went into the root
+    # ``order`` lists parents before children; reversed, every node comes after all
+    # of the nodes that use it, which is exactly when its gradient is complete.
     for node in reversed(order):
         g = node.grad  # dL/dnode, complete: every node that uses this one came first
         if g is not None:  # None: no differentiable path from the root reaches it
             g = steps.complete(node, g)
             for rec in recorders:
                 rec.visit(node, g)
-            propagate(node, g, recorders, steps)
+            propagate(node, g, recorders, steps)  # its rules, added into its parents
         if not retain_graph:
+            # Step 4, right away: nothing after this node in the walk needs what it
+            # saved (its users have run), so a long chain never holds all of it at once.
             release(node, recorders)
     steps.finish()
 
@@ -125,10 +132,12 @@ def propagate(node, g, recorders=(), steps: Steps = PLAIN, after_edge=None) -> N
     *when* they call this (the ready queue, ``engines/ready_queue.py``, counts
     down in ``after_edge(parent)``) and in their ``steps``.
     """
+    # One edge per parent, in order: ``x*x`` has two edges into ``x``, and each brings
+    # its own contribution, ``g · x``; the sum of the two is ``2·g·x``.
     for slot, (parent, local) in enumerate(zip(node.parents, steps.rules(node, g))):
         if local is not None:  # None: the parent needs no gradient, or the op gives none
             steps.before_add(node, parent, slot)
-            before = parent.grad
+            before = parent.grad  # (for the recorders: what the sum was before this edge)
             accumulate(parent, local)  # parent.grad += g · ∂node/∂parent
             for rec in recorders:
                 rec.contribute(node, parent, slot, local, before, parent.grad)
@@ -145,14 +154,16 @@ def local_gradients(node, g) -> list:
     here the same way.  Rules get what the op saved and its settings.
     """
     op = node.op
-    attrs = node.attrs or {}
-    saved = node.saved
+    attrs = node.attrs or {}  # the op's settings (axis=...), passed to every rule
+    saved = node.saved  # what the forward kept: inputs, output, masks, shapes ...
     unpack = getattr(saved, "unpack", None)
     if unpack is not None:  # packed by saved_tensors_hooks: it unpacks itself, once per use
         saved = unpack(node)
-    if op.grads:
+    if op.grads:  # one rule per input: call each (for ``mul``: g·b for a, g·a for b)
         return [rule(g, *saved, **attrs) if parent.requires_grad else None
                 for parent, rule in zip(node.parents, op.grads)]
+    # One rule for all inputs (``cat``, a custom Function): it returns a tuple with a
+    # gradient (or None) per input, checked to be as long as the parents.
     grads = op.vjp(g, *saved, **attrs)
     return [grad if parent.requires_grad else None
             for parent, grad in zip(node.parents, vjp_results(node, grads))]
@@ -162,7 +173,7 @@ def release(node, recorders=()) -> None:
     """Step 4 for one node: free what its op saved, and say so to each recorder that
     listens for it (``freed``, with what was held: a memory ledger weighs it)."""
     saved = node.saved
-    node.saved = None
+    node.saved = None  # the last reference the graph held: the arrays can be freed now
     for rec in recorders:
         freed = getattr(rec, "freed", None)
         if freed is not None:
@@ -176,7 +187,7 @@ def seed_gradient(root, gradient):
     output it says how much each element matters, d(something)/d(output), and
     must match the output's shape."""
     data = root.data
-    if isinstance(data, np.ndarray):
+    if isinstance(data, np.ndarray):  # the tensor engine: dL/dL is an array like the root
         if gradient is None:
             if data.size != 1:
                 raise RuntimeError(
@@ -193,6 +204,7 @@ def seed_gradient(root, gradient):
                 f"has shape {data.shape}; they must match"
             )
         return g
+    # The scalar engine: dL/dL is a float, 1.0 unless the caller says otherwise.
     if gradient is None:
         return 1.0
     g = _raw(gradient)
@@ -204,7 +216,8 @@ def seed_gradient(root, gradient):
 
 
 def _raw(gradient):
-    """A node's data, anything else as given (a numpy array's or number's ``.data`` is
+    """A node's data, anything else as given (so ``backward(gradient)`` takes a node, an
+    array or a number alike) (a numpy array's or number's ``.data`` is
     its raw memory, not a value)."""
     if isinstance(gradient, (np.ndarray, np.generic)):
         return gradient
@@ -212,7 +225,10 @@ def _raw(gradient):
 
 
 def released_error(node) -> GraphReleasedError:
-    """Why backward cannot go through ``node`` again, and what to do instead."""
+    """Why backward cannot go through ``node`` again, and what to do instead.
+
+    The message names the node and the usual cause in a training loop, because
+    "saved values released" alone tells a student nothing they can act on."""
     label = f" '{node.label}'" if node.label else ""
     return GraphReleasedError(
         f"Trying to backward through the graph a second time: node #{node.id}{label} "

@@ -67,6 +67,8 @@ class Counts:
     __slots__ = ("no_grad_threads", "watchers", "detours")
 
     def __init__(self):
+        # (Attributes of one object with ``__slots__`` are read about as fast as a
+        # global, and they say what they count, unlike one-item lists.)
         #: threads whose grad mode is off (``no_grad``)
         self.no_grad_threads = 0
         #: watchers active in any thread
@@ -80,7 +82,10 @@ _lock = threading.Lock()
 
 
 def _count(what: str, delta: int) -> None:
-    """Move one count by ``delta``, and ``detours`` with it (lock held)."""
+    """Move one count by ``delta``, and ``detours`` with it (lock held).
+
+    The counts only ever move under the lock, together, so ``detours`` is always
+    their sum; ``tests/minigrad/engines/test_choose.py`` checks it for every mode."""
     setattr(COUNTS, what, getattr(COUNTS, what) + delta)
     COUNTS.detours += delta
 
@@ -95,6 +100,8 @@ def set_grad_mode(flag: bool) -> bool:
     """Set this thread's grad mode; returns the previous mode."""
     with _lock:
         prev = STATE.grad_enabled
+        # Count this thread in (or out) only when its mode really changes: nested
+        # ``no_grad()`` blocks would otherwise count one thread twice.
         if prev and not flag:
             _count("no_grad_threads", 1)
         elif flag and not prev:
@@ -111,6 +118,8 @@ def watch(stage: int, watcher) -> tuple:
     they started watching."""
     entry = (stage, watcher)
     with _lock:
+        # A new tuple rather than a list changed in place: ``announce`` may be walking
+        # the old one right now (a watcher that makes nodes), and must not see it move.
         watchers = STATE.watchers + (entry,)
         STATE.watchers = tuple(sorted(watchers, key=lambda e: e[0]))  # (a stable sort)
         _count("watchers", 1)
@@ -121,7 +130,7 @@ def unwatch(entry: tuple) -> None:
     """Stop the watcher ``watch`` returned ``entry`` for."""
     with _lock:
         watchers = list(STATE.watchers)
-        watchers.remove(entry)
+        watchers.remove(entry)  # (the first equal entry: a watcher added twice stays once)
         STATE.watchers = tuple(watchers)
         _count("watchers", -1)
 
@@ -132,6 +141,8 @@ def set_recorders(recorders: tuple) -> tuple:
     A recorder is a watcher at the ``RECORD`` stage (its ``created(node)``),
     and it hears every step of backward besides (``backward.py``)."""
     prev = STATE.recorders
+    # (a bound method compares equal to the same object's same method, so the entry
+    # ``watch`` made for a recorder is found again from the recorder alone)
     for rec in prev:
         unwatch((RECORD, rec.created))
     STATE.recorders = recorders
@@ -189,12 +200,14 @@ class _GradModeContext:
         return self(fn)  # not an instance of cls, so __init__ is skipped
 
     def __enter__(self):
+        # Remember the mode we found, not "on": ``no_grad`` inside ``no_grad`` must
+        # leave grad mode off when the inner block ends.
         self.prev = set_grad_mode(self.mode)
         return self
 
     def __exit__(self, *exc):
-        set_grad_mode(self.prev)
-        return False
+        set_grad_mode(self.prev)  # restored even when the block raised
+        return False  # (never swallow the exception)
 
     def __call__(self, fn):
         if not callable(fn):

@@ -113,7 +113,11 @@ class Node:
 
     @property
     def is_leaf(self) -> bool:
-        """A leaf was made by the user (or is a constant), not by an op."""
+        """A leaf was made by the user (or is a constant), not by an op.
+
+        Leaves are where gradients end up: ``w.grad`` of a weight accumulates across
+        backward passes (``+=``), while a non-leaf's ``.grad`` holds one pass's sum.
+        """
         return self.op is None
 
     @property
@@ -149,26 +153,31 @@ def init_node(node, data, op=None, parents=(), saved=(), attrs=None, grads_fit_i
     they make every call, one per op, measurably dearer.)
     """
     if op is not None:  # an op's result: record the op?
+        # Only if a gradient could flow through it: some input requires grad (and
+        # grad mode is on).  ``for ... else``: the else runs when no input does.
         for p in parents:
             if p.requires_grad and (not COUNTS.no_grad_threads or STATE.grad_enabled):
                 requires_grad = True
                 break
         else:  # no gradient can flow through it: a constant leaf, with no history
+            # (keeping the op would cost memory for saved values no backward will use)
             if COUNTS.watchers:  # (forward mode still needs the op: tangents flow graph-free)
                 return _unrecorded(node, data, op, parents, saved, attrs, label)
             op, parents, saved, attrs, grads_fit_inputs = None, (), (), None, False
+    # Every slot, always, in one place: a node never lacks an attribute, and a
+    # reader of this function has read the whole record.
     node.data = data
-    node.grad = None
+    node.grad = None  # no gradient until backward puts one here
     node.requires_grad = requires_grad
     node.op = op
     node.parents = parents
     node.saved = saved
     node.attrs = attrs
-    node.id = next_id()
+    node.id = next_id()  # bigger than every id before it: its parents' too
     node.label = label
     node.origin = None
     node.grads_fit_inputs = grads_fit_inputs
-    if COUNTS.watchers:
+    if COUNTS.watchers:  # someone, in some thread, wants to see new nodes
         announce(node)
     return node
 
@@ -195,6 +204,9 @@ def _unrecorded(node, data, op, parents, saved, attrs, label):
 
 
 def announce(node) -> None:
-    """Show a new node to this thread's watchers, stage by stage (``modes.watch``)."""
-    for _, watcher in STATE.watchers:
+    """Show a new node to this thread's watchers, stage by stage (``modes.watch``).
+
+    This is the one door through which every feature that needs to see nodes as
+    they are made comes in; the core itself has no idea what they do."""
+    for _, watcher in STATE.watchers:  # sorted by stage (``modes.DESCRIBE`` first)
         watcher(node)

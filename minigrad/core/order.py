@@ -20,6 +20,7 @@ _by_id = attrgetter("id")
 
 
 def _as_roots(roots) -> tuple:
+    """One node or several, as a tuple of roots."""
     if hasattr(roots, "parents"):  # a single node (a Tensor is iterable too)
         return (roots,)
     return tuple(roots)
@@ -40,9 +41,9 @@ def _reachable(roots, only_requiring_grad, leaves) -> list:
     """``ancestors`` as a list in discovery order (a set of ids and a list: cheaper
     than the dict on backward's path, which walks the graph on every call; depth first,
     except backward's walk, ``leaves=False``)."""
-    nodes = []
-    seen = set()
-    for root in _as_roots(roots):
+    nodes = []  # every node found, in the order found
+    seen = set()  # their ids: "have I met this node already?" in one step
+    for root in _as_roots(roots):  # (a root listed twice is one node)
         if root.id not in seen:
             seen.add(root.id)
             nodes.append(root)
@@ -58,10 +59,14 @@ def _reachable(roots, only_requiring_grad, leaves) -> list:
                         seen.add(i)
                         nodes.append(parent)
         return nodes
+    # Depth first: the stack holds nodes found but not yet opened.  Opening one means
+    # looking at its parents; each parent not met before is found, and waits its turn.
+    # A node reached along two paths (``x`` in ``x*x + x``) is found once: ``seen``.
     stack = nodes[:]  # (not list(nodes): callgrind counts this walk ~20% dearer with it)
     while stack:
         for parent in stack.pop().parents:
             i = parent.id
+            # (a constant's own parents, if any, cannot need a gradient either: skip them)
             if i not in seen and (parent.requires_grad or not only_requiring_grad):
                 seen.add(i)
                 nodes.append(parent)
@@ -86,5 +91,7 @@ def topological_order(roots, *, only_requiring_grad: bool = False, leaves: bool 
     The keyword arguments are those of ``ancestors``.
     """
     nodes = _reachable(roots, only_requiring_grad, leaves)
+    # Sorting by id is enough: a parent is always made before its children, so it has
+    # the smaller id (``node.py``).  The sort also makes the order the same every run.
     nodes.sort(key=_by_id)
     return nodes

@@ -45,7 +45,7 @@ class Shortcut(NamedTuple):
 
 
 EQUIVALENCE = ("tests/minigrad/engines/test_fast_equals_reference.py::"
-               "test_fast_engine_matches_reference")
+               "test_reference_fast_recorded_and_ready_queue_engines_agree_bit_for_bit")
 
 SHORTCUTS = (
     Shortcut("saved values spelled out",
@@ -55,7 +55,7 @@ SHORTCUTS = (
     Shortcut("passthrough rules not called",
              "core.op.passthrough (both inputs of +) returns g unchanged, so its result is g, "
              "in both loops, without a Python call.",
-             ("tests/minigrad/ops/test_ufunc_ops.py::test_add_and_sub_use_passthrough",
+             ("tests/minigrad/ops/test_ufunc_ops.py::test_add_and_sub_pass_their_gradient_through",
               EQUIVALENCE,
               "tests/minigrad/engines/test_choose.py::test_scalar_fast_loop_calls_no_passthrough")),
     Shortcut("gradients that already fit go in unchecked",
@@ -65,7 +65,7 @@ SHORTCUTS = (
              "dtype object differs from its input's (fit_gradient would return it unchanged).",
              ("tests/minigrad/ops/test_tensor_registry.py::"
               "test_elementwise_rules_return_gradients_that_fit",
-              "tests/minigrad/tensor/test_tensor.py::test_which_nodes_fit")),
+              "tests/minigrad/tensor/test_tensor.py::TestFits::test_which_nodes_fit")),
     Shortcut("buffer ownership",
              "The reference loop makes a new array for every sum and copies every leaf's first "
              "contribution.  Here the first contribution to a non-leaf is stored as it is; the "
@@ -76,12 +76,16 @@ SHORTCUTS = (
     Shortcut("a vjp's fresh gradients that fit go in unchecked",
              "The one vjp op whose node sets grads_fit_inputs is a jit-compiled trace, whose "
              "generated backward promises new arrays that fit.",
-             ("tests/minigrad/jit/test_compiled_engines.py::test_compiled_node_matches_reference",)),
+             ("tests/minigrad/jit/test_compiled_engines.py::"
+              "test_fast_engine_readable_node_and_reference_engine_agree_bit_for_bit",
+              "tests/minigrad/jit/test_compiled_engines.py::"
+              "test_a_fused_kernel_marks_which_gradients_are_new_arrays")),
     Shortcut("a multi-output record's gradient added with +",
              "A multi-output record's gradient is an OutputGrads, one slot per output: its "
              "outputs' rules are vjps, and _run_vjp adds such a share with + as the reference "
              "loop does, never into a buffer in place.",
-             ("tests/minigrad/autograd/test_multi_output.py::test_engines_agree_on_records",
+             ("tests/minigrad/autograd/test_multi_output.py::"
+              "test_every_engine_and_scheduler_gives_the_same_bits_with_unused_outputs",
               EQUIVALENCE)),
     Shortcut("float gradients",
              "On the scalar engine a gradient is a Python float: + makes a new one, so nothing "

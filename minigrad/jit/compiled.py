@@ -27,7 +27,7 @@ Two things make a call cheap when a trace has many params (a model's weights):
   (``_backward``), so the fast engine stores it with no check and no copy.
   ``apply_op(compiled.op, ...)`` builds the same node without the flag: the
   readable path, where the engine checks and copies;
-  ``tests/jit/test_compiled_engines.py`` proves the two give the same bits, and
+  ``tests/minigrad/jit/test_compiled_engines.py`` proves the two give the same bits, and
   the reference engine too.
 * **Params are checked by identity**: a call reads each param's array; when every
   one is the very array of the last call, none can have a new shape or dtype.

@@ -5,7 +5,7 @@
         loss = step(x, y)           # a Tensor with no graph
 
 does what the readable loop does, with the same bits
-(``tests/jit/test_train_step.py``):
+(``tests/minigrad/jit/test_train_step.py``):
 
     loss = loss_fn(x, y)
     opt.zero_grad()

@@ -7,13 +7,13 @@ loop is a visible share of a 4x4 op's cost (``benchmarks/tensor_ops.py``), so
 
 * an op that is one numpy ufunc (``ufunc=``: add, mul, tanh ...) runs as that
   ufunc, keeping what the op says it ``saves``, without calling its forward
-  (``tests/ops/test_ufunc_ops.py`` compares the two paths for every such op);
+  (``tests/minigrad/ops/test_ufunc_ops.py`` compares the two paths for every such op);
 * the **one inlined copy** of ``node.init_node``'s slot assignments, for the usual
   case only: some input requires grad, grad mode is on and nobody listens, which
   one read of ``core.modes.COUNTS.detours`` tells.  Otherwise (grad mode possibly off, a
   recorder, anomaly mode, a dual level, nothing to record) the constructor itself
   makes the node and decides whether to record the op: there is one predicate.
-  (``tests/autograd/test_node_constructor.py`` compares the operators' nodes slot by
+  (``tests/minigrad/core/test_node.py`` compares the operators' nodes slot by
   slot with the constructor's for every elementwise operator.)
 
 Their ops have no settings: their nodes get ``attrs=None`` and their rules are

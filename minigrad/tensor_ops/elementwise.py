@@ -5,7 +5,7 @@ dtype, either ``g`` itself or a fresh array; the engine sums it back to each
 input's shape with ``unbroadcast``.  All of them are registered with
 ``elementwise=True``: when no input was broadcast or promoted (``Node.grads_fit_inputs``)
 the engine adds their results in without checking them, a promise that
-``tests/ops/test_tensor_registry.py`` verifies for every op.  Python
+``tests/minigrad/ops/test_tensor_registry.py`` verifies for every op.  Python
 numbers in the rules (``0.5``, ``1``) do not promote float32 arrays (NEP 50),
 so float32 stays float32 through forward and backward.
 """

@@ -1,7 +1,7 @@
 """Forward mode in the engines, op by op over the registry: the tangent an engine attaches
 when an op runs on dual nodes is exactly ``output_tangent`` on the raw data.
 
-``tests/ops/test_forward_rules.py`` checks each op's rule (``output_tangent``)
+``tests/minigrad/ops/test_forward_rules.py`` checks each op's rule (``output_tangent``)
 against central differences; this file checks that both engines, on every path
 that makes a node (the constructor, the Tensor operators' inlined copy, Value's
 operator closures; recorded or not), attach that very tangent, bit for bit, and
@@ -21,8 +21,8 @@ from minigrad import Tensor, Value
 from minigrad.autograd import registered_ops
 from minigrad.autograd.forward_ad import dual_level, make_dual, unpack_dual
 from minigrad.autograd.tangents import output_tangent
-from tests.ops.forward_checks import differentiable, random_tangents
-from tests.ops.test_forward_rules import PENDING
+from tests.minigrad.ops.forward_checks import differentiable, random_tangents
+from tests.minigrad.ops.test_forward_rules import PENDING
 
 OPS = [op for op in registered_ops() if op.engine in ("scalar", "tensor")]
 WITH_RULE = [op for op in OPS if op.name not in PENDING]

@@ -22,7 +22,7 @@ from minigrad import Tensor, apply_op, jit
 from minigrad.engines import choose
 from minigrad.functional.fused import BATCH_NORM2D_RELU, CONV2D_RELU, LINEAR_RELU
 from minigrad.jit.passes import op_kernel
-from tests.jit.test_fusion_registry import SHAPES, random_chain
+from tests.minigrad.jit.test_fusion_registry import SHAPES, random_chain
 
 W = np.random.default_rng(5).standard_normal((4, 3))
 
