@@ -15,8 +15,8 @@ from minigrad import Value
 from minigrad.nn import record_scopes
 from minigrad.nn.scalar import MLP
 from tests._graphs import neuron
-from viz.direction import TARGET_PT, choose_rankdir, estimate, label_size, ranks
-from viz.view import model_param_names
+from viz.render.direction import TARGET_PT, choose_rankdir, estimate, label_size, ranks
+from viz.render.view import model_param_names
 
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="graphviz 'dot' not installed")
 
@@ -130,7 +130,7 @@ def test_a_scalar_module_box_shows_its_output_data_and_grad():
 
 
 def test_box_summary_of_a_big_tensor_gives_shape_and_grad_norm():
-    from viz.dot import box_summary
+    from viz.render.dot import box_summary
 
     x = mg.Tensor([[1.0, 2.0, 3.0, 4.0]] * 3, requires_grad=True)
     y = (x * 2.0).sum()
@@ -189,7 +189,7 @@ def test_scope_names_win_over_the_variables():
 
 
 def test_zoom_css_fits_by_default_and_scales_the_fitted_width():
-    from viz.zoom import zoom_css
+    from viz.stepper.zoom import zoom_css
 
     assert zoom_css("mgs-1", 1.0, 1869.0) == ""  # fit: the player's own max-width:100%
     assert "width:1869px" in zoom_css("mgs-1", "100%", 1869.0)

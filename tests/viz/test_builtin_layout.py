@@ -26,10 +26,10 @@ from minigrad.nn.scalar import MLP
 from minigrad.nn.scope import record_scopes, scope
 from tests._graphs import Cube, neuron
 from tests._helpers import ROOT
-from viz.graph import layout_engine
-from viz.layout import NODESEP, layout
-from viz.stepper import Stepper, step_through
-from viz.view import cluster_key
+from viz.layout.layered import NODESEP, layout
+from viz.render.draw import layout_engine
+from viz.render.view import cluster_key
+from viz.stepper.stepper import Stepper, step_through
 
 SVG = "{http://www.w3.org/2000/svg}"
 needs_dot = pytest.mark.skipif(not viz.dot_available(), reason="graphviz 'dot' not installed")

@@ -12,8 +12,8 @@ import pytest
 import minigrad
 import viz
 from minigrad import nn
-from viz.frames import Frames
-from viz.stepper import Stepper, step_through
+from viz.stepper.frames import Frames
+from viz.stepper.stepper import Stepper, step_through
 
 LAYOUTS = ["builtin", pytest.param("dot", marks=pytest.mark.skipif(
     not viz.dot_available(), reason="graphviz 'dot' not available"))]

@@ -10,7 +10,7 @@ import pytest
 import minigrad
 import viz
 from minigrad import Value
-from viz.options import FIELDS
+from viz.render.options import FIELDS
 
 FAKE_SVG = '<svg xmlns="http://www.w3.org/2000/svg"><g id="graph0" class="graph"></g></svg>'
 

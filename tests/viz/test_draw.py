@@ -233,7 +233,8 @@ def test_module_clusters_and_boxes():
     found = groups(g.svg())
     assert found["c_net_0"].get("class") == "node module box"
     assert texts(found["c_net_0"]) == ["net.0", "2 ops", "→ (1, 1) float32",
-                                       "data [[5.0000]]", viz.view.grad_label(h.data, h.grad)]
+                                       "data [[5.0000]]",
+                                       viz.render.view.grad_label(h.data, h.grad)]
     assert found[f"e_{h.id - 1}_{x.id}_0"].get("class") == "edge data collapsed"
     assert f"n_{h.id}" not in found
     assert repr(g) == "<Graph 5 nodes, 4 edges>"
@@ -303,11 +304,11 @@ def test_forcing_missing_dot_falls_back_to_text(monkeypatch, tmp_path):
 
 
 def test_dot_vanishing_after_the_check_is_still_a_clear_error(monkeypatch, tmp_path):
-    import viz.graph
+    import viz.render.draw
 
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.delenv("MINIGRAD_LAYOUT", raising=False)
-    monkeypatch.setattr(viz.graph, "dot_available", lambda: True)
+    monkeypatch.setattr(viz.render.draw, "dot_available", lambda: True)
     g = viz.draw(Value(1.0) * 2.0)
     with pytest.raises(viz.DotNotFoundError, match="graphviz"):
         g.svg()
@@ -379,7 +380,7 @@ def test_a_failing_dot_never_raises_on_display(monkeypatch):
     monkeypatch.setattr(g, "pipe", broken)
     assert "syntax error" in g._repr_html_() and "<pre>" in g._repr_html_()
     assert g._repr_svg_() is None
-    assert viz.graph.Graph.pipe is not broken
+    assert viz.render.draw.Graph.pipe is not broken
 
 
 def test_named_tensor_op_node_draws_with_symbol_and_name():

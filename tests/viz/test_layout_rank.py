@@ -1,4 +1,4 @@
-"""Ranks of the built-in layout (``viz.layout_rank``): the shortest edges in total, as
+"""Ranks of the built-in layout (``viz.layout.rank``): the shortest edges in total, as
 ``dot`` ranks, checked against every ranking of small graphs."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from viz.layout_rank import tighten
+from viz.layout.rank import tighten
 
 
 def longest_path(n: int, edges: list) -> dict:

@@ -12,8 +12,8 @@ import pytest
 import minigrad
 from minigrad import Value, nn
 from minigrad.memory import format_bytes, ledger
-from viz.memory_strip import MemoryTrack, strip_html, strip_svg
-from viz.stepper import Stepper, step_through
+from viz.stepper.memory_strip import MemoryTrack, strip_html, strip_svg
+from viz.stepper.stepper import Stepper, step_through
 
 MEMORY = re.compile(r"^memory: .*saved now (\S+ \S+), peak (\S+ \S+)$", re.M)
 

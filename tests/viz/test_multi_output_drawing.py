@@ -11,8 +11,8 @@ import pytest
 import minigrad
 import viz
 from tests._helpers import leaf
-from viz.frames import Frames
-from viz.stepper import step_through
+from viz.stepper.frames import Frames
+from viz.stepper.stepper import step_through
 
 
 def _graph():

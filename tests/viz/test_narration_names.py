@@ -6,8 +6,8 @@ import minigrad
 from minigrad import Value
 from minigrad.autograd.notation import NOTATION
 from tests._graphs import Cube
-from viz.frames import Frames
-from viz.narration import _deriv_text
+from viz.stepper.frames import Frames
+from viz.stepper.narration import _deriv_text
 
 
 def edge_texts(tape) -> dict[str, str]:

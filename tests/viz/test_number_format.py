@@ -11,7 +11,7 @@ import minigrad
 import viz
 from minigrad import Tensor, Value
 from minigrad.formatting import format_number
-from viz.frames import Frames
+from viz.stepper.frames import Frames
 
 # (number, how every renderer writes it)
 CASES = [

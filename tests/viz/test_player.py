@@ -9,12 +9,13 @@ import xml.etree.ElementTree as ET
 import pytest
 
 import minigrad
-import viz.player as player
 from minigrad import Value
 from tests._helpers import needs_dot
-from viz.frames import Frames
-from viz.player import SvgTemplate, export_html, strip_prolog
-from viz.stepper import GradText, Stepper, step_through
+from viz import export_html, strip_prolog
+from viz.stepper.frames import Frames
+from viz.stepper.page import panel_html
+from viz.stepper.stepper import GradText, Stepper, step_through
+from viz.stepper.template import SvgTemplate, css, state_css
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 
@@ -87,15 +88,16 @@ def test_template_slots_classes_and_gradients_into_a_fake_svg():
 
 
 def test_state_css_rules_end_in_ids():
-    css = player.state_css("mgs-7", ["n_1", "n_2", "e_2_1_0"], ["hidden", "current has-grad",
-                                                                 "current"],
-                           companions=[("s_1_0", 0)], visible=["gv_2_1"])
-    rules = dict(re.findall(r"/\*([\w-]+)\*/([^{]*)\{", css))
+    rules_css = state_css("mgs-7", ["n_1", "n_2", "e_2_1_0"], ["hidden", "current has-grad",
+                                                                  "current"],
+                          companions=[("s_1_0", 0)], visible=["gv_2_1"])
+    rules = dict(re.findall(r"/\*([\w-]+)\*/([^{]*)\{", rules_css))
     assert rules["hidden"] == "#mgs-7 #n_1,#mgs-7 #s_1_0"
     assert rules["has-grad"] == "#mgs-7 #n_2_s"
     assert rules["grad"] == "#mgs-7 #gv_2_1"
-    assert "#mgs-7 #e_2_1_0_p{stroke:#d62728" in css and "#mgs-7 #n_2{stroke:currentColor" in css
-    assert ".mg-stepper g.node.current > .mg-s{" in player.css()  # the player's class rules
+    assert "#mgs-7 #e_2_1_0_p{stroke:#d62728" in rules_css
+    assert "#mgs-7 #n_2{stroke:currentColor" in rules_css
+    assert ".mg-stepper g.node.current > .mg-s{" in css()  # the player's class rules
 
 
 def test_template_needs_an_exact_gradient_match():
@@ -201,7 +203,7 @@ def test_fragment_opens_on_the_start_step_not_where_code_left_the_cursor():
 
 
 def test_panel_text_is_escaped():
-    assert player.panel_html("a<b", "x & y") == (
+    assert panel_html("a<b", "x & y") == (
         '<div class="mg-panel"><div class="mg-title">a&lt;b</div>'
         '<div class="mg-text">x &amp; y</div></div>'
     )

@@ -13,8 +13,8 @@ import minigrad
 from minigrad import Value
 from tests._graphs import Cube
 from tests._helpers import FAKE_SVG
-from viz.frames import Frames, StepperState, fmt_num, fmt_value, node_name
-from viz.stepper import step_through
+from viz.stepper.frames import Frames, StepperState, fmt_num, fmt_value, node_name
+from viz.stepper.stepper import step_through
 
 
 def record_scalar(fn, *values, labels="abcdefgh"):
@@ -487,10 +487,10 @@ def test_widget_without_dot_shows_the_panel_and_a_note(monkeypatch):
 
 
 def test_too_big_a_recording_is_refused_with_advice(monkeypatch):
-    import viz.frames
+    import viz.stepper.frames
 
     tape, _, _ = random_graph(1)
-    monkeypatch.setattr(viz.frames, "MAX_CELLS", 1000)
+    monkeypatch.setattr(viz.stepper.frames, "MAX_CELLS", 1000)
     with pytest.raises(ValueError, match="too big to step through.*smaller computation"):
         Frames(tape, "both")
 
@@ -518,7 +518,7 @@ def test_the_panel_takes_each_edges_formula_from_the_ops_formulas():
     """One formula per input (``op.formulas``): an edge's panel text shows its own input's
     formula, named as the op names it, even where the two formulas are long."""
     from minigrad import Tensor
-    from viz.narration import _deriv_text, _slots
+    from viz.stepper.narration import _deriv_text, _slots
 
     op = minigrad.tensor_ops.MAXIMUM
     names, parts = _slots(op, 2)

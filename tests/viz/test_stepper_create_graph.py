@@ -11,8 +11,8 @@ import pytest
 import minigrad
 from minigrad import Value
 from minigrad.autograd import grad
-from viz.frames import Frames
-from viz.stepper import Stepper, step_through
+from viz.stepper.frames import Frames
+from viz.stepper.stepper import Stepper, step_through
 
 
 def tanh(x):

@@ -12,11 +12,11 @@ import pytest
 import minigrad
 import viz
 from minigrad import Value
-from viz.engine_notes import Badged, unbadged
-from viz.frames import Frames
-from viz.page import legend
-from viz.stepper import step_through
-from viz.template import grad_strings
+from viz.stepper.engine_notes import Badged, unbadged
+from viz.stepper.frames import Frames
+from viz.stepper.page import legend
+from viz.stepper.stepper import step_through
+from viz.stepper.template import grad_strings
 
 LAYOUTS = ["builtin", pytest.param("dot", marks=pytest.mark.skipif(
     not viz.dot_available(), reason="graphviz 'dot' not available"))]
@@ -56,7 +56,7 @@ def contributions_to(fr, node_id, after: int) -> int:
 def test_each_node_counts_its_pending_contributions_down():
     tape, _, _ = record(hooked_h, 2.0, -3.0)
     fr = Frames(tape)
-    text = viz.stepper.GradText()
+    text = viz.stepper.stepper.GradText()
     seed = next(k for k, f in enumerate(fr.frames) if f.kind == "seeded")
     waiting = [n for n in fr.nodes if n.requires_grad and n.id != fr.frames[seed].node]
     assert waiting
@@ -111,7 +111,7 @@ def test_every_backward_step_shows_the_ready_queue_next_first():
 def test_the_depth_first_replay_has_no_counts_and_no_queue():
     tape, _, _ = record(lambda a, b: (a * b).tanh() + a, 2.0, -3.0, scheduler="dfs")
     fr = Frames(tape)
-    text = viz.stepper.GradText()
+    text = viz.stepper.stepper.GradText()
     assert not any("ready queue" in f.text for f in fr.frames)
     assert "ready" not in fr.states
     for k in range(len(fr)):
@@ -205,7 +205,7 @@ def test_the_legend_names_ready_and_hooked_when_used():
 def test_a_badged_gradient_reads_as_its_value():
     assert unbadged(Badged(1.5, "ready")) == 1.5
     assert unbadged(2.0) == 2.0
-    text = viz.stepper.GradText()
+    text = viz.stepper.stepper.GradText()
     assert text(Value(1.0), Badged(None, "pending 2")) == "grad — · pending 2"
 
 

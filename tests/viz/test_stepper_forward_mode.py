@@ -10,8 +10,8 @@ import pytest
 import minigrad
 import viz
 from minigrad import Tensor, Value
-from viz.stepper import GradText, Stepper, step_through
-from viz.template import grad_strings
+from viz.stepper.stepper import GradText, Stepper, step_through
+from viz.stepper.template import grad_strings
 
 forward_ad = pytest.importorskip("minigrad.autograd.forward_ad")
 

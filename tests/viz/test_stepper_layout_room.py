@@ -15,8 +15,8 @@ import numpy as np
 
 from minigrad import Value, nn
 from tests._helpers import needs_dot
-from viz.stepper import step_through
-from viz.view import node_key
+from viz.render.view import node_key
+from viz.stepper.stepper import step_through
 
 
 def drawn_texts(svg: str) -> dict[str, list[str]]:

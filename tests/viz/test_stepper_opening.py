@@ -10,8 +10,8 @@ import pytest
 import minigrad
 from minigrad import Value
 from tests._helpers import FAKE_SVG
-from viz.page import legend
-from viz.stepper import Stepper, step_through
+from viz.stepper.page import legend
+from viz.stepper.stepper import Stepper, step_through
 
 
 def neuron(a, b, c):

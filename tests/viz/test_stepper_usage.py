@@ -12,8 +12,8 @@ import minigrad
 import viz
 from minigrad import Value, nn
 from tests._helpers import FAKE_SVG, ROOT
-from viz.frames import Frames
-from viz.stepper import Stepper, step_through
+from viz.stepper.frames import Frames
+from viz.stepper.stepper import Stepper, step_through
 
 # --- step_through and the student's own gradients -----------------------------------------
 

@@ -166,7 +166,7 @@ def test_print_graph_prints(capsys):
 
 
 def test_docstring_example_is_true():
-    import viz.printer as module
+    import viz.render.printer as module
 
     assert doctest.testmod(module).failed == 0
 

@@ -12,7 +12,7 @@ import minigrad as mg
 import viz
 from minigrad import Value
 from tests._graphs import neuron
-from viz.formatting import format_array, format_number
+from viz.render.numbers import format_array, format_number
 
 # --------------------------------------------------------------------- formatting
 

@@ -5,13 +5,13 @@ does (Sugiyama's recipe), in four simple, deterministic steps:
 
 1. **ranks**: each node one rank after its latest input (longest path), a node
    with more outputs than inputs (a leaf, a saved value) just before its first
-   consumer; then ``viz.layout_rank`` shortens the edges in total, as dot does,
+   consumer; then ``viz.layout.rank`` shortens the edges in total, as dot does,
    so a neuron's products each sit just before the sum that takes them instead
    of all in one crowded rank.  A cycle (a module box used twice) is broken by
    drawing its back edge reversed.
 2. **dummies**: an edge spanning several ranks gets an invisible node in each
    rank it crosses: it has its own lane and never runs through a box.
-3. **order** (``viz.layout_order``): barycenter sweeps, down and up, keeping
+3. **order** (``viz.layout.order``): barycenter sweeps, down and up, keeping
    the order with the fewest crossings.  Module clusters are sorted as
    blocks, so their members stay together in every rank, and sibling clusters
    keep one order in all ranks (a cluster's rectangle must not cover an outsider).
@@ -35,8 +35,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .layout_order import RankOrder, block_of, is_a
-from .layout_rank import tighten
+from .order import RankOrder, block_of, is_a
+from .rank import tighten
 
 __all__ = ["layout", "Layout", "Route", "NODESEP", "RANKSEP", "PAD", "ARROW"]
 

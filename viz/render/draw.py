@@ -6,7 +6,7 @@ it out waits until the picture is first shown or saved, and happens once.
 
 Who lays it out (``layout=``, a ``DisplayOptions`` field): graphviz's ``dot``
 program when it is installed, otherwise the layout that ships with the
-package (``viz.layout``, drawn by ``viz.svg_draw``), with the same element ids
+package (``viz.layout``, drawn by ``viz.render.svg_draw``), with the same element ids
 and classes, so the stepper and the player work on either.  ``"dot"`` or
 ``"builtin"`` force one.  The environment variable ``MINIGRAD_LAYOUT=builtin``
 hides ``dot`` from the whole process (``dot_available()`` is then false), as
@@ -86,7 +86,7 @@ class Graph:
     """A drawn graph: shows inline in Jupyter, saves as SVG/PNG/PDF.
 
     ``source`` is the DOT text; ``svg()`` the laid-out SVG with the stable
-    element ids documented in ``viz.dot`` (``n_<id>``, ``e_<child>_<parent>_<slot>``),
+    element ids documented in ``viz.render.dot`` (``n_<id>``, ``e_<child>_<parent>_<slot>``),
     by ``dot`` or the built-in layout (``layout``); ``view`` the ``GraphView`` it
     was drawn from; ``text()`` the text tree.
     """
@@ -287,7 +287,7 @@ def draw(
       ``"all"`` (default: the forward graph and its gradients' graphs, each order
       with its own border colour, ``∂¹``/``∂²`` mark and legend entry),
       ``"gradient"`` (orders 1 and up) or e.g. ``(1, 2)``; the nodes of other
-      orders they use are drawn as faded stubs (see ``viz.orders``).
+      orders they use are drawn as faded stubs (see ``viz.render.orders``).
 
     >>> from minigrad import Value
     >>> x = Value(2.0, label="x"); y = x * x; y.backward()

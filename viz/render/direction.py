@@ -4,7 +4,7 @@ Drawn left to right (LR) a graph is as wide as it is deep; top to bottom (TB)
 it is as wide as its widest layer.  A screen is wide but not that wide: the
 scalar MLP 3-4-4-1 of the lessons is 17 ranks deep, 4,800 px wide in LR, and a
 browser shrinks it to a third of its size to fit a 1,400 px window.  Top to
-bottom, with each scalar node's fields stacked (``viz.dot``), it is 1,900 px.
+bottom, with each scalar node's fields stacked (``viz.render.dot``), it is 1,900 px.
 
 The rule:
 
@@ -33,7 +33,7 @@ TARGET_PT = 1000.0
 CHAR_PT = 6.2  # an average character of 11 pt Helvetica (digits are 6.1)
 PAD_PT = 10.0  # a cell's padding and borders
 LINE_PT = 14.0  # one line of text
-NODESEP_PT, RANKSEP_PT = 18.0, 25.0  # viz.dot's nodesep=0.25, ranksep=0.35 (inches)
+NODESEP_PT, RANKSEP_PT = 18.0, 25.0  # viz.render.dot's nodesep=0.25, ranksep=0.35 (inches)
 
 _ROW = re.compile(r"<tr>(.*?)</tr>", re.S)
 _CELL = re.compile(r"<td\b[^>]*>(.*?)</td>", re.S)

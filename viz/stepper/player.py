@@ -1,27 +1,20 @@
 """``viz.export_html``: a step-through as ONE self-contained HTML file.
 
-The parts live one level down (the ones the tests use are importable from here too):
+The parts it stands on:
 
-* ``viz.template``: the SVG laid out once and cut into a ``SvgTemplate``
+* ``viz.stepper.template``: the SVG laid out once and cut into a ``SvgTemplate``
   (per-step classes and gradient texts), the state CSS (``css``,
   ``state_css``);
-* ``viz.page``: the page itself (``player_html``, ``player_fragment``), the
+* ``viz.stepper.page``: the page itself (``player_html``, ``player_fragment``), the
   frames as compact per-step changes (``step_payload``), the panel and legend;
-* ``viz.stepper``: the ``Stepper`` that holds the frames and the drawing.
+* ``viz.stepper.stepper``: the ``Stepper`` that holds the frames and the drawing.
 
 This module sits above all of them: nothing in ``viz`` imports it.
 """
 
 from __future__ import annotations
 
-from .page import panel_html, step_payload  # noqa: F401  (also by their old address)
 from .stepper import Stepper, save_page
-from .template import (  # noqa: F401  (also by their old address)
-    SvgTemplate,
-    css,
-    state_css,
-    strip_prolog,
-)
 
 __all__ = ["export_html"]
 

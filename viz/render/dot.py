@@ -17,13 +17,14 @@ graph node                            ``n_<id>``; ``node {leaf|op} {role} {scala
                                       ``highlight`` when highlighted; role is one of
                                       ``param input intermediate output``
 node of a gradient's graph            the same, plus ``order1`` (``order2`` ...): built
-                                      by a ``create_graph`` backward (``viz.orders``);
+                                      by a ``create_graph`` backward (``viz.render.orders``);
                                       ``stub``: of an order ``orders=`` hides
 edge parent → child, input ``slot``   ``e_<child>_<parent>_<slot>``; ``edge data``
                                       (+ ``collapsed`` next to a module box,
                                       + ``highlight``, + ``output_nr`` from a
                                       multi-output op to its output, labelled k)
-op with several outputs (``split``)   the same as a node, plus ``multi`` (``viz.multi``)
+op with several outputs (``split``)   the same as a node, plus ``multi``
+                                      (``viz.render.multi_output``)
 saved value ``k`` of node ``id``      ``s_<id>_<k>``, ``node saved``; its edge
                                       ``se_<id>_<k>``, ``edge saved``;
                                       released values: ``s_<id>_released``
@@ -36,8 +37,8 @@ Inside a node's group the text elements read, in order: the op symbol, the
 name, then ``data …`` (a small matrix: one text line per row) and ``grad …``
 (tensors: shape and dtype before data).  A node of order k >= 1 starts with a
 band cell in its order's colour holding its mark (``∂¹``), and its borders take
-that colour (``viz.orders``).  The grad field is always one text
-element whose text is ``viz.view.grad_label(data, grad, digits=, preview=)``:
+that colour (``viz.render.orders``).  The grad field is always one text
+element whose text is ``viz.render.view.grad_label(data, grad, digits=, preview=)``:
 ``grad —`` before any gradient arrived, ``grad 0.5000``, ``grad [1.0000, 2.0000]``
 or, for a tensor with more than ``preview`` elements, ``grad norm 9.4868``.
 
@@ -55,7 +56,7 @@ from html import escape as _html_escape
 from typing import NamedTuple
 
 from .direction import choose_rankdir, label_size
-from .formatting import visible
+from .numbers import visible
 from .options import MODULES, RANKDIRS
 from .orders import legend_orders, order_color, order_fill, order_mark, order_title
 from .view import GraphView, cluster_key
@@ -125,7 +126,7 @@ def render_dot(
 ) -> Dot:
     """DOT source for ``view`` and how many nodes and edges it draws.
 
-    ``rankdir="auto"`` picks LR or TB from the graph's shape (``viz.direction``).
+    ``rankdir="auto"`` picks LR or TB from the graph's shape (``viz.render.direction``).
     Drawn top to bottom, a scalar node stacks its fields (op, name, data, grad)
     one per row instead of side by side: width is what a vertical picture lacks.
     """

@@ -6,9 +6,9 @@ cuts that SVG into static pieces around the few spots a step changes: the
 node's gradient.  Nodes never move; only classes and gradient texts change.
 
 A step is shown either by classes (``css()``: the standalone player's rules,
-see ``viz.page``) or, in the widget where no script may run, by one small
+see ``viz.stepper.page``) or, in the widget where no script may run, by one small
 stylesheet of id rules per step (``state_css``).  Element ids are the view's
-(``viz.view.node_key``: ``n_<id>``, ``e_<child>_<parent>_<slot>``).
+(``viz.render.view.node_key``: ``n_<id>``, ``e_<child>_<parent>_<slot>``).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ import re
 from functools import cache
 from importlib import resources
 
-from .graph import strip_prolog
-from .view import node_key
+from ..render.draw import strip_prolog
+from ..render.view import node_key
 
 __all__ = [
     "STATE_RULES", "NEW_COLOR", "NEW_FILL", "READY_COLOR", "READY_FILL", "HOOK_COLOR",
@@ -40,7 +40,7 @@ _POLY = re.compile(r"<polygon\b")
 
 @cache
 def _asset(name: str) -> str:
-    return resources.files("viz").joinpath("assets", name).read_text(encoding="utf-8")
+    return resources.files("viz.stepper").joinpath("assets", name).read_text(encoding="utf-8")
 
 
 def css() -> str:
@@ -280,12 +280,12 @@ STATE_RULES = (
     ("accumulated", "node", "s", "stroke:#9467bd;stroke-width:3px;stroke-dasharray:6 3"),
     ("passed", "edge", "p", "stroke:#2ca02c;stroke-width:1.6px"),
     ("passed", "edge", "a", "stroke:#2ca02c;fill:#2ca02c"),
-    # made by a checkpointed block's recompute in backward (viz.checkpoint_steps)
+    # made by a checkpointed block's recompute in backward (viz.stepper.checkpoint_steps)
     ("recomputed", "node", "s", f"stroke:{RECOMPUTE_COLOR};stroke-width:2px;"
                                 f"stroke-dasharray:5 3;fill:{RECOMPUTE_FILL}"),
     ("recomputed", "edge", "p", f"stroke:{RECOMPUTE_COLOR};stroke-dasharray:5 3"),
     ("receiving", "node", "s", "stroke:#ff7f0e;stroke-width:3.5px;fill:#ffe8cc"),
-    # a ready-queue pass: every contribution arrived, waiting in the queue (viz.engine_notes)
+    # a ready-queue pass: every contribution arrived, waiting in the queue (engine_notes)
     ("ready", "node", "s", f"stroke:{READY_COLOR};stroke-width:3px;fill:{READY_FILL}"),
     ("current", "node", "s", "stroke:#d62728;stroke-width:3.5px"),
     # text made heavier by a thin outline, not font-weight: bold glyphs are wider than

@@ -29,17 +29,17 @@ import numpy as np
 
 from minigrad.formatting import DIGITS
 
+from ..render.options import DisplayOptions, resolve
+from ..render.view import grad_label, node_key, param_names
+from .cursor import StepperState
 from .engine_notes import Badged, unbadged
 from .frames import Frames
 from .memory_strip import MemoryTrack, strip_html
-from .options import DisplayOptions, resolve
 from .page import SPEEDS, default_title, player_fragment, player_html
 from .recording import record_call, record_forward_mode
-from .state import StepperState
 from .tangent_frames import MODE as TANGENT_MODE
 from .tangent_frames import TangentFrames
 from .template import SvgTemplate, companion_strings, state_css, svg_template
-from .view import grad_label, node_key, param_names
 
 __all__ = ["Stepper", "step_through", "GradText", "save_page"]
 
@@ -52,9 +52,9 @@ class GradText:
 
     The graph is drawn once, with final gradients; at each step a node shows
     the gradient it holds *then*, written exactly as the renderer would
-    (``viz.view.grad_label``).  A text that does not match the drawing is
+    (``viz.render.view.grad_label``).  A text that does not match the drawing is
     simply left alone by the template.  A ready-queue replay's gradient carries the
-    node's pending count (``viz.engine_notes.Badged``), written after it:
+    node's pending count (``viz.stepper.engine_notes.Badged``), written after it:
     ``grad — · pending 2``.  A forward-mode replay writes tangents, ``word="ṫ"``:
     ``ṫ 0.4200``.
     """
@@ -104,7 +104,7 @@ class Stepper:
     runs; for a tape whose backward already ran they are gone, and the
     "saved: released" box appears from that step on.
 
-    ``memory=True`` adds the memory strip (``viz.memory_strip``): under the graph, the
+    ``memory=True`` adds the memory strip (``viz.stepper.memory_strip``): under the graph, the
     saved bytes alive at every step, falling as backward frees what each op saved,
     the peak marked; each step's panel ends with what it freed.
 
@@ -139,7 +139,7 @@ class Stepper:
         names.update(param_names(self._user_params))
         forward_mode = mode == TANGENT_MODE
         self.frames = (TangentFrames if forward_mode else Frames)(tape, mode, names, options=opts)
-        #: the memory strip's numbers (``memory=True``; ``viz.memory_strip``), else ``None``
+        #: the memory strip's numbers (``memory=True``; ``viz.stepper.memory_strip``), else ``None``
         self.memory = MemoryTrack(tape, self.frames) if memory else None
         if self.memory is not None:  # every step's panel ends with its memory line
             self.frames.frames = [dataclasses.replace(f, text=f"{f.text}\n{self.memory.line(k)}")
@@ -199,7 +199,7 @@ class Stepper:
 
     def _dot(self):
         """``viz.draw`` of the recorded graph, not laid out yet (``None``: too large)."""
-        from .graph import GraphTooLargeError, draw
+        from ..render.draw import GraphTooLargeError, draw
 
         try:
             widest = self._widest_grads()
@@ -429,7 +429,7 @@ class Stepper:
 
 def _check_draw_options(options: dict) -> None:
     """Refuse options ``viz.draw`` does not know, naming the closest one, before any drawing."""
-    from .graph import draw
+    from ..render.draw import draw
 
     # (draw's title is a caption inside the picture; the Stepper's own title names the page)
     known = [p for p in inspect.signature(draw).parameters
@@ -492,7 +492,7 @@ def step_through(fn, *inputs, mode: str = "both", create_graph: bool | None = No
     their order's colour, as the walk reaches them.  ``second=True`` (which
     implies ``create_graph``) then steps through a backward pass of that
     gradient through its own graph: the second derivative (see
-    ``viz.recording`` for several inputs).  The picture is laid out once, for
+    ``viz.stepper.recording`` for several inputs).  The picture is laid out once, for
     the forward graph and the gradient's graph together.
 
     How the engine runs: ``scheduler="ready-queue"`` records the backward pass in
@@ -500,14 +500,14 @@ def step_through(fn, *inputs, mode: str = "both", create_graph: bool | None = No
     how many contributions it still waits for (``grad — · pending 2``), turns
     ``ready`` when the last one arrives, and every backward step's panel ends with
     the ready queue.  A gradient hook (``register_hook``) that replaces a gradient
-    gets a step of its own, in either order (``viz.engine_notes``).
+    gets a step of its own, in either order (``viz.stepper.engine_notes``).
 
     Forward mode: ``mode="forward-mode"`` records ``fn`` inside
     ``forward_ad.dual_level()`` with each input made dual, ``make_dual(x, t)``, its
     tangent from ``tangents`` (a tuple, one per input, as ``torch.func.jvp`` takes
     them; default: ones), and replays it: nodes appear in creation order with their
     tangent (``ṫ …`` where backward shows ``grad``), and each edge lights up with
-    local derivative × incoming tangent (``viz.tangent_frames``).  The output need
+    local derivative × incoming tangent (``viz.stepper.tangent_frames``).  The output need
     not be a scalar: its tangent is J·v.
     """
     if mode == TANGENT_MODE:

@@ -3,8 +3,8 @@
 ``minigrad.checkpoint(fn, x)`` keeps one node of the block (op ``checkpoint``, attrs
 ``fn`` and ``ops``); the drawing shows it as one rounded box of the module colour
 with the class ``checkpoint`` (``checkpoint block (2 ops)``).  Backward, on reaching
-it, runs the block again and a backward pass through it alone (``viz.replay``).
-``BlockSteps`` is the part of ``viz.frames.Frames`` that shows that (a module of its
+it, runs the block again and a backward pass through it alone (``viz.stepper.replay``).
+``BlockSteps`` is the part of ``viz.stepper.frames.Frames`` that shows that (a module of its
 own for the line budget; it works on the frames' state):
 
 * the visit of the checkpoint node says what is about to happen: ``recomputing block
@@ -23,9 +23,9 @@ own for the line budget; it works on the frames' state):
 
 from __future__ import annotations
 
-from .multi import is_record
+from ..render.multi_output import is_record
+from ..render.view import node_key
 from .narration import view_kind
-from .view import node_key
 
 __all__ = ["BlockSteps", "block_line", "is_checkpoint"]
 

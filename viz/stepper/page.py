@@ -11,8 +11,9 @@ from __future__ import annotations
 import html
 import json
 
-from .orders import legend_orders, order_color, order_title
-from .state import counter_text
+from ..render.orders import legend_orders, order_color, order_title
+from ..render.view import node_key
+from .cursor import counter_text
 from .template import (
     HOOK_COLOR,
     HOOK_FILL,
@@ -28,7 +29,6 @@ from .template import (
     grad_strings,
     script,
 )
-from .view import node_key
 
 __all__ = ["SPEEDS", "LEGEND", "default_title", "legend", "panel_html", "player_fragment",
            "player_html"]
@@ -175,7 +175,7 @@ def step_payload(frames, template: SvgTemplate | None, grad_text, start: int = 0
 def player_fragment(frames, template: SvgTemplate | None, grad_text, *, start: int = 0,
                     note: str | None = None, speed: str = "normal", extra: str = "") -> str:
     """The player as an HTML fragment: a ``<div>`` with its CSS, data and script;
-    ``extra`` goes under the graph (the memory strip, ``viz.memory_strip``)."""
+    ``extra`` goes under the graph (the memory strip, ``viz.stepper.memory_strip``)."""
     n = len(frames)
     payload = step_payload(frames, template, grad_text, start)
     # Inside <script>, "</script", "<!--" or "<script" in a label would end or derail

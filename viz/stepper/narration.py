@@ -1,10 +1,10 @@
-"""The step-through panel in words: what each frame of ``viz.frames.Frames`` says.
+"""The step-through panel in words: what each frame of ``viz.stepper.frames.Frames`` says.
 
 Everything here turns a node, an op or a recorded event into a sentence; the
-state machine in ``viz.frames`` decides *when* each sentence is said.  Numbers
+state machine in ``viz.stepper.frames`` decides *when* each sentence is said.  Numbers
 are written by ``minigrad.formatting.format_number`` with the stepper's
 ``digits`` (4), exactly as ``viz.draw`` and ``viz.text`` write them, and node
-names are the ones the ``GraphView`` gives (``viz.view``), so the panel and the
+names are the ones the ``GraphView`` gives (``viz.render.view``), so the panel and the
 picture agree.
 
 The op formulas are read off ``op.formulas``, one per input (``_slots``,
@@ -22,8 +22,7 @@ import numpy as np
 
 from minigrad.formatting import DIGITS, format_number
 
-from .formatting import NO_GRAD, format_array, format_shape, visible
-from .multi import (
+from ..render.multi_output import (
     OutputGrads,
     Outputs,
     is_record,
@@ -31,8 +30,9 @@ from .multi import (
     record_summary,
     unused_outputs,
 )
-from .orders import order_mark
-from .view import is_node
+from ..render.numbers import NO_GRAD, format_array, format_shape, visible
+from ..render.orders import order_mark
+from ..render.view import is_node
 
 __all__ = ["Narrator", "fmt_num", "fmt_value", "node_name"]
 
@@ -337,7 +337,7 @@ class Narrator:
             return (f"constant {what} (requires_grad=False, so no gradient flows into it).")
         op = n.op
         names, values = self.expr(n)
-        if is_record(n):  # an op with several outputs (viz.multi)
+        if is_record(n):  # an op with several outputs (viz.render.multi_output)
             return f"{op.name}: {names} {record_summary(n)}"
         if any(isinstance(x.data, np.ndarray) for x in (n, *n.parents)):
             shapes = ", ".join(_shape_text(p) for p in n.parents)
@@ -468,7 +468,7 @@ class Narrator:
             prod = f"upstream × local derivative = {self.value(local)}"
         return f"{op.name}: {deriv}; {prod} added to {pname}.grad: {before} → {after}"
 
-    # --- forward mode (viz.tangent_frames): the backward panel's words, reversed -------
+    # --- forward mode (viz.stepper.tangent_frames): the backward panel's words, reversed -------
     def tangent_start(self) -> str:
         return ("Forward mode: every node is created with its tangent ṫ, its derivative "
                 "along the direction the inputs' tangents give. Each edge adds local "

@@ -11,7 +11,7 @@ with ``contribution = ∂node/∂parent · incoming``.  ``TangentFrames`` replay
 * after a node appears, each edge bringing it a tangent lights up in turn
   (``current``), the node ``receiving``, its ``ṫ`` the running sum; the panel says
   local derivative × incoming tangent = contribution, in the backward panel's words
-  with the direction reversed (``viz.narration``);
+  with the direction reversed (``viz.stepper.narration``);
 * an op whose forward rule takes every input's tangent at once (one ``jvp``: slot
   ``None``) lights all its edges in one step.
 
@@ -22,9 +22,9 @@ Classes are ``Frames``'s (``hidden``, ``current``, ``done``, ``receiving``,
 
 from __future__ import annotations
 
+from ..render.view import edge_key, node_key
 from .frames import Frames
 from .narration import view_kind
-from .view import edge_key, node_key
 
 __all__ = ["TangentFrames", "MODE"]
 

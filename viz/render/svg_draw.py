@@ -1,9 +1,9 @@
 """From a ``GraphView`` to SVG with no system program: ``viz.layout`` + node cards.
 
-``render_svg`` draws what ``viz.dot.render_dot`` describes, with the same
-element ids and classes (the table in ``viz.dot``), the same colours
-(``viz.dot.COLORS``) and the same text elements in each node, in the same
-order.  So the stepper's template (``viz.template``) and the HTML player work
+``render_svg`` draws what ``viz.render.dot.render_dot`` describes, with the same
+element ids and classes (the table in ``viz.render.dot``), the same colours
+(``viz.render.dot.COLORS``) and the same text elements in each node, in the same
+order.  So the stepper's template (``viz.stepper.template``) and the HTML player work
 on either picture.  Inside a node group the first shape is the background
 (the stepper restyles it); an edge group holds its ``<path>`` and then its
 arrowhead ``<polygon>``.
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from html import escape
 
+from ..layout.layered import ARROW, layout
 from .dot import (
     COLORS,
     auto_rankdir,
@@ -27,8 +28,7 @@ from .dot import (
     legend_entries,
     stacks_fields,
 )
-from .formatting import visible
-from .layout import ARROW, layout
+from .numbers import visible
 from .svg_cards import (
     FONT,
     FONT_SIZE,

@@ -10,9 +10,9 @@ Python side, so the graph would not follow).
 
 from __future__ import annotations
 
+from .cursor import counter_text
 from .memory_strip import strip_html
 from .page import SPEEDS, legend, panel_html
-from .state import counter_text
 from .template import css
 from .zoom import ZoomBar, svg_width_px
 
@@ -84,7 +84,7 @@ class StepperWidget:
              self.last_button, self.slider, self.counter, self.speed],
             layout=w.Layout(flex_flow="row wrap", align_items="center"),
         )
-        natural = svg_width_px(stepper.svg)  # (zoom: viz.zoom, buttons rewriting one rule)
+        natural = svg_width_px(stepper.svg)  # (zoom: viz.stepper.zoom, buttons rewriting one rule)
         self.zoom = ZoomBar(stepper.scope, natural) if natural else None
         zoom = [self.zoom.style, self.zoom.box] if self.zoom else []
         strip = [self.memory] if self.memory is not None else []

@@ -4,7 +4,7 @@ Besides its events, a tape keeps the engine's *notes* (``minigrad.autograd.trace
 ``scheduled(counts)`` when a ready-queue pass starts (``backward(...,
 scheduler="ready-queue")``), ``ready(node, queue)`` when a node's last contribution
 arrived, and ``hooked(node, hook, before, after)`` when a ``register_hook`` hook
-replaced a gradient.  ``NoteSteps`` is the part of ``viz.frames.Frames`` that reads
+replaced a gradient.  ``NoteSteps`` is the part of ``viz.stepper.frames.Frames`` that reads
 them (a module of its own for the line budget; it works on the frames' state):
 
 * **pending counts.**  In a ready-queue pass each node that waits for gradient
@@ -25,7 +25,7 @@ A depth-first tape has no ``scheduled`` note, so its frames are what they always
 
 from __future__ import annotations
 
-from .view import node_key
+from ..render.view import node_key
 
 __all__ = ["Badged", "unbadged", "NoteSteps", "note_stream"]
 

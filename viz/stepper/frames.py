@@ -28,16 +28,16 @@ Classes (an element can have several):
 ``ready``      a ready-queue backward: the node's last contribution arrived; it
                waits in the ready queue (a leaf: its gradient is final)
 ``hooked``     backward: a gradient hook just replaced this node's gradient
-``has-tangent`` forward mode (``viz.tangent_frames``): the node holds a tangent
-``recomputed`` backward: made by a checkpointed block's recompute (``viz.checkpoint_steps``)
+``has-tangent`` forward mode (``viz.stepper.tangent_frames``): the node holds a tangent
+``recomputed`` backward: made by a checkpointed block's recompute (``viz.stepper.checkpoint_steps``)
 ============== ======================================================
 
-How the engine runs (``viz.engine_notes``): a tape recorded with
+How the engine runs (``viz.stepper.engine_notes``): a tape recorded with
 ``backward(scheduler="ready-queue")`` also shows each node's pending count and the
 ready queue; a hook that replaced a gradient gets a step of its own.
 
 A ``create_graph`` backward pass builds the graph of the gradient as it goes:
-its nodes (``viz.replay``) are laid out with the rest but hidden until the
+its nodes (``viz.stepper.replay``) are laid out with the rest but hidden until the
 step at which the rule that made them runs (a ``built`` step, which names the
 edge: ``node.origin.made_by``).  A later pass through that graph (the second
 derivative) is replayed like any other, its titles numbered ``Backward 2 ·``.
@@ -49,8 +49,8 @@ drawn saved values from that step, and to show a "saved: released" box only
 from then on; it is not a class of the node itself.
 
 Nodes, edges and their element ids come from the same ``GraphView``
-(``viz.view.build_view``) every renderer reads; what each step says in
-words is written by ``viz.narration``.  Numbers follow
+(``viz.render.view.build_view``) every renderer reads; what each step says in
+words is written by ``viz.stepper.narration``.  Numbers follow
 ``minigrad.formatting.format_number`` (``digits`` decimals, 4 by default),
 as in the picture, so notebook outputs are stable.
 """
@@ -63,9 +63,12 @@ import numpy as np
 
 from minigrad import topological_order
 
+from ..render.multi_output import output_nr
+from ..render.options import DisplayOptions
+from ..render.view import build_view, edge_key, is_node, node_key
 from .checkpoint_steps import BlockSteps
+from .cursor import StepperState  # noqa: F401  (re-exported: viz.stepper.frames.StepperState)
 from .engine_notes import NoteSteps, unbadged
-from .multi import output_nr
 from .narration import (  # noqa: F401  (fmt_num, fmt_value, node_name: imported from here too)
     Narrator,
     count_of,
@@ -76,10 +79,7 @@ from .narration import (  # noqa: F401  (fmt_num, fmt_value, node_name: imported
     view_kind,
     view_name,
 )
-from .options import DisplayOptions
 from .replay import split_events
-from .state import StepperState  # noqa: F401  (re-exported: viz.frames.StepperState)
-from .view import build_view, edge_key, is_node, node_key
 
 __all__ = [
     "STATES",
@@ -373,7 +373,7 @@ class Frames(NoteSteps, BlockSteps):
             if e.kind == "hooked":
                 self._hook_step(e, phase)
                 continue
-            if self._block_step(e, phase):  # a checkpoint's recompute (viz.checkpoint_steps)
+            if self._block_step(e, phase):  # a checkpoint's recompute (checkpoint_steps)
                 continue
             if e.kind == "created":  # a create_graph pass built a node
                 n = e.node
@@ -515,7 +515,7 @@ class Frames(NoteSteps, BlockSteps):
 
     def shown_grads(self, i: int) -> dict[int, object]:
         """``grads(i)`` as the cards show them: with a ready-queue pass's pending counts
-        (``viz.engine_notes.Badged``)."""
+        (``viz.stepper.engine_notes.Badged``)."""
         vals = self._gvals
         return {n.id: (vals[g] if g >= 0 else None)
                 for n, g in zip(self.nodes, self.grad_codes[i].tolist())}

@@ -43,7 +43,7 @@ class _Recorded:
 
 
 class MemoryTrack:
-    """Saved bytes per step of ``frames`` (a ``viz.frames.Frames`` of ``tape``).
+    """Saved bytes per step of ``frames`` (a ``viz.stepper.frames.Frames`` of ``tape``).
 
     ``alive[i]``, ``peak[i]``: bytes alive and the peak so far at step ``i``;
     ``freed[i]``: ``[(node, bytes)]`` released by step ``i``; ``allocated[i]``: bytes

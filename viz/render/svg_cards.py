@@ -1,6 +1,6 @@
 """Node "cards" for the built-in SVG: boxes of text cells sized from estimated text widths.
 
-A card is what ``dot`` makes of a node's HTML-like table (``viz.dot``): the
+A card is what ``dot`` makes of a node's HTML-like table (``viz.render.dot``): the
 same cells, in the same order (op symbol, name, shape, data rows, grad,
 attrs), so that the stepper finds the gradient text where it expects it.
 
@@ -23,7 +23,7 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from .dot import scalar_fields
-from .formatting import visible
+from .numbers import visible
 from .orders import order_color, order_mark
 
 __all__ = ["text_width", "Cell", "Card", "node_card", "saved_card", "released_card", "box_card",
@@ -124,7 +124,7 @@ def _stack(card: Card, rows: list) -> Card:
 
 
 def _matrix_lines(what: str, preview: str) -> list[str]:
-    """A small matrix one row per line, as ``viz.dot`` shows it."""
+    """A small matrix one row per line, as ``viz.render.dot`` shows it."""
     if not preview.startswith("[[") or "…" in preview:
         return [f"{what} {preview}"]
     rows = preview.split("], [")
@@ -136,8 +136,8 @@ def _matrix_lines(what: str, preview: str) -> list[str]:
 def node_card(n, show_attrs: bool, colors: dict, highlighted: bool,
               stacked: bool = False) -> Card:
     """The card of graph node ``n`` (a ``ViewNode``), cells in dot's order; a ``stacked``
-    scalar card has one field a row (``viz.dot.stacks_fields``), as dot draws it; a node
-    of order >= 1 starts with its mark on a band of its order's colour (``viz.orders``)."""
+    scalar card has one field a row (``viz.render.dot.stacks_fields``), as dot draws it; a node
+    of order >= 1 starts with its mark on a band of its order's colour (``viz.render.orders``)."""
     fill, border = colors["module" if n.op == "checkpoint" else n.role]  # a collapsed block
     cls = "node " + n.classes
     outline = 0.0
@@ -209,7 +209,8 @@ def box_card(key: str, lines: list, colors: dict, highlighted: bool) -> Card:
 
 
 def legend_card(entries: list) -> Card:
-    """``entries``: ``(fill, border, text, width, dashed)`` rows (``viz.dot.legend_entries``)."""
+    """``entries``: ``(fill, border, text, width, dashed)`` rows
+    (``viz.render.dot.legend_entries``)."""
     card = Card("legend", "node legend", "#ffffff", "#ffffff", [], cell_borders=False)
     rows = [[Cell(["legend"], bold=True, size=SMALL)]]
     rows += [[Cell([text], size=SMALL, fill=fill, stroke=border)]

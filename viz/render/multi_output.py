@@ -14,7 +14,7 @@ import numpy as np
 from minigrad.autograd.output_grads import OutputGrads, Outputs
 from minigrad.autograd.outputs import OUTPUT, is_record
 
-from .formatting import format_shape
+from .numbers import format_shape
 
 __all__ = ["is_record", "record_summary", "show_record", "output_nr", "OutputGrads",
            "output_grads_text", "unused_outputs", "Outputs"]

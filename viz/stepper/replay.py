@@ -1,4 +1,4 @@
-"""Which recorded events a replay shows, and as what (``viz.frames`` reads this).
+"""Which recorded events a replay shows, and as what (``viz.stepper.frames`` reads this).
 
 A tape is one list of events: ``created`` for every node, then for each
 backward pass a ``seeded`` event and its ``visit``/``contribute`` events.  A
@@ -23,14 +23,14 @@ when backward visits it, it runs the block again (``created`` events: the
 **recomputed** nodes) and a backward pass through the block alone (a *nested*
 ``seeded`` event, inside the visit).  The replay keeps both in the walk: the
 recomputed nodes appear at that point, and the nested seed starts no new pass
-(``Replay.outer``); ``viz.checkpoint_steps`` says what the frames show.
+(``Replay.outer``); ``viz.stepper.checkpoint_steps`` says what the frames show.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .view import is_node
+from ..render.view import is_node
 
 __all__ = ["Replay", "split_events"]
 

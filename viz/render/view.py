@@ -26,7 +26,7 @@ saved         a value an op kept for backward (``show_saved``)     orange
 ============  ===================================================  ============
 
 Derivative orders: ``ViewNode.order`` is the pass that built the node (0: the
-forward computation, 1: a first derivative's graph ...; ``viz.orders``), and
+forward computation, 1: a first derivative's graph ...; ``viz.render.orders``), and
 ``orders=`` keeps some orders only, with stubs for the nodes they use.
 
 Element names are stable: node ``n_<id>``, edge ``e_<child>_<parent>_<slot>``,
@@ -45,7 +45,8 @@ import numpy as np
 
 from minigrad.formatting import DIGITS
 
-from .formatting import (
+from .multi_output import is_record, output_nr, show_record
+from .numbers import (
     NO_GRAD,
     clip,
     format_array,
@@ -54,7 +55,6 @@ from .formatting import (
     format_value,
     visible,
 )
-from .multi import is_record, output_nr, show_record
 from .options import UNSET, DisplayOptions, resolve
 from .orders import order_class, select_orders
 
@@ -159,7 +159,7 @@ class ViewNode:
         if self.op == "checkpoint":  # a checkpointed block, collapsed (viz.checkpoint_view)
             parts.append("checkpoint")
         if self.node is not None and is_record(self.node):
-            parts.append("multi")  # the op node of a multi-output op (viz.multi)
+            parts.append("multi")  # the op node of a multi-output op (viz.render.multi_output)
         return " ".join(parts)
 
 
@@ -170,7 +170,8 @@ class ViewEdge:
     child: int
     parent: int
     slot: int
-    output_nr: int | None = None  # into an output of a multi-output op: which (viz.multi)
+    #: into an output of a multi-output op: which (``viz.render.multi_output``)
+    output_nr: int | None = None
 
     @property
     def key(self) -> str:
@@ -370,7 +371,7 @@ def build_view(
     before summarising.  ``saved_values`` (``{node id: saved tuple}``) stands
     in for what a node's backward already released: ``viz.Stepper`` passes
     the values it kept at record time, so a replay shows what backward used.
-    ``orders`` keeps some derivative orders only (``viz.orders``).
+    ``orders`` keeps some derivative orders only (``viz.render.orders``).
     """
     from minigrad.autograd.graph import topological_order
     from minigrad.memory import derivative_orders

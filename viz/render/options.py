@@ -24,12 +24,12 @@ from typing import Any
 
 from minigrad.formatting import DIGITS
 
-from .formatting import check_options
+from .numbers import check_options
 from .orders import check_orders
 
 __all__ = ["DisplayOptions", "RANKDIRS", "MODULES", "LAYOUTS", "UNSET", "resolve"]
 
-#: ``"auto"`` (the default) picks LR or TB from the graph's shape: see ``viz.direction``.
+#: ``"auto"`` (the default) picks LR or TB from the graph's shape: see ``viz.render.direction``.
 RANKDIRS = ("auto", "LR", "TB", "RL", "BT")
 MODULES = ("cluster", "box", None)
 LAYOUTS = ("auto", "dot", "builtin")
@@ -62,7 +62,8 @@ class DisplayOptions:
     standing in for released ones).
 
     Drawings: ``rankdir`` (``"auto"``: left to right unless the graph is
-    too wide for a screen that way, see ``viz.direction``), ``modules``, ``depth``, ``highlight``,
+    too wide for a screen that way, see ``viz.render.direction``), ``modules``,
+    ``depth``, ``highlight``,
     ``max_nodes``, ``legend``, ``edge_labels``, ``title``, ``layout`` (who lays
     the picture out: ``"dot"``, the ``"builtin"`` layout that needs no system
     program, or ``"auto"``: dot when installed; see ``viz.draw``).
@@ -71,7 +72,7 @@ class DisplayOptions:
     Gradient graphs (``create_graph=True``): ``orders`` says which derivative
     orders are shown, ``"all"`` (the forward graph and its gradients' graphs,
     each order in its own colour), ``"gradient"`` (orders 1 and up) or an order
-    or tuple of orders such as ``(1, 2)``; see ``viz.orders``.
+    or tuple of orders such as ``(1, 2)``; see ``viz.render.orders``.
     """
 
     digits: int = DIGITS

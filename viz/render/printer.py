@@ -47,7 +47,7 @@ the changelog):
   nodes have none), and a last line counts the nodes per order,
   ``nodes: 12 (order 0: 5, order 1: 7)`` (``minigrad.memory.orders_text``); with
   ``orders=`` some orders only are printed, and a node of another order they
-  use is a stub: ``[stub]``, its inputs not followed (``viz.orders``).
+  use is a stub: ``[stub]``, its inputs not followed (``viz.render.orders``).
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ def text(
     ``digits`` decimals (4); ``width`` characters per tensor preview (60); ``preview``
     elements before numpy summarises with ``...`` (6); ``ids`` prefixes each line
     with the node's ``#id``; past ``max_indent`` levels (40) lines stop indenting and
-    say their depth instead; ``orders`` prints some derivative orders only (``viz.orders``).
+    say their depth instead; ``orders`` prints some derivative orders only (``viz.render.orders``).
     """
     opts = resolve("viz.text", options, dict(
         params=params, scopes=scopes, show_grad=show_grad, show_saved=show_saved,

@@ -78,7 +78,7 @@ def record_forward_mode(fn, inputs, tangents=None):
     Inside ``forward_ad.dual_level()`` each input becomes a leaf (``x (primal)``), then
     ``make_dual(leaf, tangent)``, named after ``fn``'s parameter (``tangents``: one per
     input, ones by default), so the tape holds every node's tangent as it was made
-    (``viz.tangent_frames``).  ``fn`` may return any tensor: forward mode gives the
+    (``viz.stepper.tangent_frames``).  ``fn`` may return any tensor: forward mode gives the
     derivative of every output element along the tangents (J·v), no scalar needed.
     """
     import minigrad
