@@ -13,7 +13,8 @@ import minigrad
 from minigrad import Value
 from tests._graphs import Cube
 from tests._helpers import FAKE_SVG
-from viz.stepper.frames import Frames, StepperState, fmt_num, fmt_value, node_name
+from viz.stepper.cursor import StepperState
+from viz.stepper.frames import Frames, fmt_num, fmt_value, node_name
 from viz.stepper.stepper import step_through
 
 

@@ -4,8 +4,7 @@
 ``fn`` and ``ops``); the drawing shows it as one rounded box of the module colour
 with the class ``checkpoint`` (``checkpoint block (2 ops)``).  Backward, on reaching
 it, runs the block again and a backward pass through it alone (``viz.stepper.replay``).
-``BlockSteps`` is the part of ``viz.stepper.frames.Frames`` that shows that (a module of its
-own for the line budget; it works on the frames' state):
+``viz.stepper.frames.Frames`` shows that, in steps whose words are written here:
 
 * the visit of the checkpoint node says what is about to happen: ``recomputing block
   <name> (<n> ops) to get its saved values``;
@@ -24,10 +23,8 @@ own for the line budget; it works on the frames' state):
 from __future__ import annotations
 
 from ..render.multi_output import is_record
-from ..render.view import node_key
-from .narration import view_kind
 
-__all__ = ["BlockSteps", "block_line", "is_checkpoint"]
+__all__ = ["block_line", "block_note", "block_seed_text", "is_checkpoint", "recompute_text"]
 
 
 def is_checkpoint(node) -> bool:
@@ -44,62 +41,45 @@ def block_line(node) -> str:
             f"to get its saved values")
 
 
-class BlockSteps:
-    """The frames' side of checkpointed blocks (see the module doc); mixed into ``Frames``."""
+def recompute_text(replay, n, created: str) -> str:
+    """What the step of recomputed node ``n`` says: which op of which block it is, then
+    ``created`` (what creating ``n`` says in a forward replay)."""
+    block = replay.block_of[n.id]
+    made = 0
+    for m in replay.recomputed:  # (nodes compare by value: match ids)
+        made += replay.block_of[m.id] is block
+        if m.id == n.id:
+            break
+    total = (block.attrs or {}).get("ops", made)
+    return (f"Block {(block.attrs or {}).get('fn', '?')} runs again, op {made} of "
+            f"{total}: " + created +
+            "\nThis time its op keeps what its backward rule needs (saved values).")
 
-    def _block_step(self, e, phase: str) -> bool:
-        """Emit the step of a recompute event (a recomputed node, the block's seed);
-        ``False`` for any other event, which the caller handles."""
-        replay = self.replay
-        if e.kind == "created" and e.node.id in replay.block_of:
-            self._mark_visited()
-            n, block = e.node, replay.block_of[e.node.id]
-            self._show(n, "new")
-            self._set(node_key(n), add=("recomputed",))
-            for el in self._edges_into.get(n.id, ()):
-                self._set(el, add=("recomputed",))
-            made = 0
-            for m in replay.recomputed:  # (nodes compare by value: match ids)
-                made += replay.block_of[m.id] is block
-                if m.id == n.id:
-                    break
-            total = (block.attrs or {}).get("ops", made)
-            title = f"{phase} · recompute {self.name(n)}"
-            if n.op is not None:
-                title += f" ({n.op.name})"
-            text = (f"Block {(block.attrs or {}).get('fn', '?')} runs again, op {made} of "
-                    f"{total}: " + self.say.created(n, view_kind(self.view.node(n.id))) +
-                    "\nThis time its op keeps what its backward rule needs (saved values).")
-            self._emit("backward", "recomputed", title, text, node=n.id)
-            return True
-        if e.kind == "seeded" and id(e) in replay.nested:
-            self._mark_visited()
-            block = replay.block_of.get(e.node.id)
-            name = self.name(e.node)
-            self._grad(e.node, e.grad)
-            self._strip("current")  # (a block with several outputs seeds each in turn)
-            self._set(node_key(e.node), add=("current", "has-grad"))
-            fn = (block.attrs or {}).get("fn", "?") if block is not None else "?"
-            via = f" from {self.name(block)}" if block is not None else ""
-            several = block is not None and is_record(block)
-            what = "one of its outputs, " if several else ""
-            text = (f"The recomputed block {fn} ends in {what}{name}: it takes the "
-                    f"checkpoint node's gradient{' for it' * several}{via}, "
-                    f"{self.say.grad(e.grad)}.\nBackward now runs through the block's own "
-                    f"nodes, then hands each input its gradient.")
-            self._emit("backward", "seeded", f"{phase} · block {fn}: seed {name}", text,
-                       node=e.node.id)
-            return True
-        return False
 
-    def _block_note(self, e) -> str:
-        """What a visit or a contribution adds about a block (``""``: nothing)."""
-        if e.kind == "visit" and is_checkpoint(e.node):
-            return (f"\n{block_line(e.node)}: the forward pass kept only the block's "
-                    f"inputs, so the engine runs it again now, then backward through it.")
-        if e.kind == "contribute" and self.replay.crosses(e):
-            block = self.replay.block_of[e.node.id]
-            return (f"\nThis is block {(block.attrs or {}).get('fn', '?')}'s gradient for "
-                    f"{self.name(e.parent)}: the checkpoint node {self.name(block)} hands "
-                    f"it on as its own contribution once the block is done.")
-        return ""
+def block_seed_text(replay, e, name, say) -> tuple[str, str]:
+    """``(block name, text)`` of the nested seed ``e``: the recomputed block's output
+    takes the checkpoint node's gradient (``name(node)`` names a node, ``say`` writes
+    a gradient)."""
+    block = replay.block_of.get(e.node.id)
+    fn = (block.attrs or {}).get("fn", "?") if block is not None else "?"
+    via = f" from {name(block)}" if block is not None else ""
+    several = block is not None and is_record(block)
+    what = "one of its outputs, " if several else ""
+    return fn, (f"The recomputed block {fn} ends in {what}{name(e.node)}: it takes the "
+                f"checkpoint node's gradient{' for it' * several}{via}, "
+                f"{say.grad(e.grad)}.\nBackward now runs through the block's own "
+                f"nodes, then hands each input its gradient.")
+
+
+def block_note(replay, e, name) -> str:
+    """What a visit or a contribution adds about a block (``""``: nothing);
+    ``name(node)`` names a node."""
+    if e.kind == "visit" and is_checkpoint(e.node):
+        return (f"\n{block_line(e.node)}: the forward pass kept only the block's "
+                f"inputs, so the engine runs it again now, then backward through it.")
+    if e.kind == "contribute" and replay.crosses(e):
+        block = replay.block_of[e.node.id]
+        return (f"\nThis is block {(block.attrs or {}).get('fn', '?')}'s gradient for "
+                f"{name(e.parent)}: the checkpoint node {name(block)} hands "
+                f"it on as its own contribution once the block is done.")
+    return ""

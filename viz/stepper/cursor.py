@@ -1,6 +1,6 @@
-"""``StepperState``: a cursor over a ``viz.stepper.frames.Frames``, the plain object behind the
-widget and the tests.  (It needs nothing from ``viz.stepper.frames`` but the object it is given,
-so it imports nothing from it: ``viz.stepper.frames`` re-exports it.)"""
+"""``StepperState``: a cursor over a ``viz.stepper.frames.Frames``, the plain object behind
+the widget and the tests.  (It needs nothing from ``viz.stepper.frames`` but the object it is
+given, so it imports nothing from it.)"""
 
 from __future__ import annotations
 

@@ -4,8 +4,10 @@ Besides its events, a tape keeps the engine's *notes* (``minigrad.autograd.trace
 ``scheduled(counts)`` when a ready-queue pass starts (``backward(...,
 scheduler="ready-queue")``), ``ready(node, queue)`` when a node's last contribution
 arrived, and ``hooked(node, hook, before, after)`` when a ``register_hook`` hook
-replaced a gradient.  ``NoteSteps`` is the part of ``viz.stepper.frames.Frames`` that reads
-them (a module of its own for the line budget; it works on the frames' state):
+replaced a gradient.  ``ReadyQueue`` replays a ready-queue pass's bookkeeping from
+them (pending counts, the queue, which nodes ran), and ``hook_text`` says what a hook
+did; ``viz.stepper.frames.Frames`` owns a ``ReadyQueue`` and turns what it knows into
+classes, gradient texts and panel lines:
 
 * **pending counts.**  In a ready-queue pass each node that waits for gradient
   shows how many contributions it still waits for, next to its gradient in the
@@ -25,9 +27,7 @@ A depth-first tape has no ``scheduled`` note, so its frames are what they always
 
 from __future__ import annotations
 
-from ..render.view import node_key
-
-__all__ = ["Badged", "unbadged", "NoteSteps", "note_stream"]
+__all__ = ["Badged", "unbadged", "ReadyQueue", "hook_text", "note_stream"]
 
 NOTE_KINDS = ("scheduled", "ready", "hooked")
 
@@ -85,89 +85,77 @@ def note_stream(tape, events) -> tuple[list, dict]:
     return stream, attached
 
 
-class NoteSteps:
-    """The frames' side of the notes (see the module doc); mixed into ``Frames``."""
+class ReadyQueue:
+    """A ready-queue pass's state at each step of a replay, read off the tape's notes.
 
-    #: ``{node id: contributions still pending}`` in a ready-queue pass (``None``: not one)
-    _pending: dict | None = None
-    _queue: list | None = None
-    _ran: set = frozenset()
+    ``pending`` maps each node still waiting to the contributions it waits for
+    (``None``: not a ready-queue pass, or not yet started), ``queue`` lists the ready
+    nodes' ids, next to run first (``None``: not a ready-queue pass), ``ran`` the nodes
+    taken from it.  ``stream`` is the replay's events with the hook notes in their
+    places (see ``note_stream``); the frames walk it and call, for each event,
+    ``notes(e)`` to get the notes attached to it, then the transitions below.
+    """
 
-    def _notes_from(self, tape) -> None:
-        self._stream, self._attached = note_stream(tape, self._events)
+    def __init__(self, tape, events, crosses):
+        self.stream, self._attached = note_stream(tape, events)
+        self._crosses = crosses  # Replay.crosses: a block's gradient, not one more use
+        self.pending: dict | None = None
+        self.queue: list | None = None
+        self.ran: set = set()
         if any(n.kind == "scheduled" for notes in self._attached.values() for n in notes):
-            self._queue = []  # (empty until the first seed: the line shows from the start)
+            self.queue = []  # (empty until the first seed: the line shows from the start)
 
-    def _badge(self, node, value):
+    def notes(self, e) -> tuple:
+        """The ``scheduled`` and ``ready`` notes to apply before event ``e``'s frame."""
+        return tuple(self._attached.get(id(e), ()))
+
+    def schedule(self, note) -> None:
+        """A ready-queue pass starts: every node's pending count, an empty queue."""
+        self.pending, self.queue, self.ran = dict(note.counts), [], set()
+
+    def arrive(self, e) -> None:
+        """Contribution ``e`` arrived: its parent waits for one fewer."""
+        if (e.kind == "contribute" and self.pending.get(e.parent.id)
+                and not self._crosses(e)):
+            self.pending[e.parent.id] -= 1
+
+    def ready(self, note) -> None:
+        """``note.node`` got its last contribution: it joins the queue (``note.queue``)."""
+        self.pending[note.node.id] = 0
+        self.queue = list(note.queue)
+
+    def run(self, node) -> None:
+        """``node`` is taken from the queue: it runs now."""
+        self.queue = [i for i in self.queue if i != node.id]
+        self.ran.add(node.id)
+
+    def badge(self, node, value):
         """``value`` with the node's pending count (a ready-queue pass, before it runs)."""
-        pending = self._pending
-        if pending is None or node.id not in pending or node.id in self._ran:
+        pending = self.pending
+        if pending is None or node.id not in pending or node.id in self.ran:
             return value
         n = pending[node.id]
         return Badged(unbadged(value), f"pending {n}" if n else "ready")
 
-    def _rebadge(self, node) -> None:
-        pos = self._node_pos.get(node.id)
-        if pos is not None:
-            code = self._gcur[pos]
-            self._grad(node, unbadged(self._gvals[code]) if code >= 0 else None)
-
-    def _before(self, e) -> None:
-        """What the notes change before event ``e``'s frame (see ``note_stream``)."""
-        self._strip("hooked")
-        notes = self._attached.get(id(e), ())
-        for note in notes:
-            if note.kind == "scheduled":
-                self._pending, self._queue, self._ran = dict(note.counts), [], set()
-                for n in self.nodes:
-                    self._rebadge(n)
-        if self._pending is None:
-            return
-        if e.kind == "contribute" and self._pending.get(e.parent.id) and not self.replay.crosses(e):
-            self._pending[e.parent.id] -= 1  # (the frame then stores its new gradient)
-        for note in notes:
-            if note.kind == "ready":
-                n = note.node
-                self._pending[n.id] = 0
-                self._queue = list(note.queue)
-                self._set(node_key(n), add=("ready",))
-                self._rebadge(n)
-        if e.kind == "visit":  # taken from the queue: it runs now
-            n = e.node
-            self._queue = [i for i in self._queue if i != n.id]
-            self._ran.add(n.id)
-            self._set(node_key(n), remove=("ready",))
-            self._grad(n, e.upstream)
-
-    def _queue_line(self) -> str:
+    def line(self, describe) -> str:
         """``ready queue: tanh (#4), mul (#5)``, next to run first (``""``: not a
-        ready-queue pass)."""
-        if self._queue is None:
+        ready-queue pass); ``describe(node id)`` names a node."""
+        if self.queue is None:
             return ""
-        names = []
-        for nid in self._queue:
-            pos = self._node_pos.get(nid)
-            if pos is None:
-                names.append(f"#{nid}")
-                continue
-            n = self.nodes[pos]
-            name = self.name(n)
-            names.append(f"{n.op.name} ({name})" if n.op is not None else name)
+        names = [describe(nid) for nid in self.queue]
         return "\nready queue: " + (", ".join(names) if names else "empty")
 
-    def _hook_step(self, e, phase: str) -> None:
-        """A hook replaced a gradient: a step of its own, the node marked ``hooked``."""
-        self._mark_visited()
-        n = e.node
-        self._set(node_key(n), add=("hooked", "has-grad"))
-        self._grad(n, e.after)
-        name = self.name(n)
-        before, after = self.say.value(e.before), self.say.value(e.after)
-        text = f"hook `{e.hook}` on {name} changed its gradient: {before} → {after}"
-        if n.op is None:
-            text += (f"\nA leaf's hooks run once its gradient for this pass is complete: "
-                     f"{name}.grad gets {after}, not {before}.")
-        else:
-            text += (f"\nIts gradient was complete ({before}); from now on {name} holds "
-                     f"{after}, and its op's rules pass {after} on to its inputs.")
-        self._emit("backward", "hooked", f"{phase} · hook {e.hook} on {name}", text, node=n.id)
+
+def hook_text(e, name: str, say) -> str:
+    """What a ``hooked`` note says: which hook on ``name`` changed its gradient, and what
+    that means for a leaf or for the rest of the pass (``say`` writes a value)."""
+    n = e.node
+    before, after = say.value(e.before), say.value(e.after)
+    text = f"hook `{e.hook}` on {name} changed its gradient: {before} → {after}"
+    if n.op is None:
+        text += (f"\nA leaf's hooks run once its gradient for this pass is complete: "
+                 f"{name}.grad gets {after}, not {before}.")
+    else:
+        text += (f"\nIts gradient was complete ({before}); from now on {name} holds "
+                 f"{after}, and its op's rules pass {after} on to its inputs.")
+    return text

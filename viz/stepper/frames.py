@@ -66,9 +66,8 @@ from minigrad import topological_order
 from ..render.multi_output import output_nr
 from ..render.options import DisplayOptions
 from ..render.view import build_view, edge_key, is_node, node_key
-from .checkpoint_steps import BlockSteps
-from .cursor import StepperState  # noqa: F401  (re-exported: viz.stepper.frames.StepperState)
-from .engine_notes import NoteSteps, unbadged
+from .checkpoint_steps import block_note, block_seed_text, recompute_text
+from .engine_notes import ReadyQueue, hook_text, unbadged
 from .narration import (  # noqa: F401  (fmt_num, fmt_value, node_name: imported from here too)
     Narrator,
     count_of,
@@ -85,7 +84,6 @@ __all__ = [
     "STATES",
     "Frame",
     "Frames",
-    "StepperState",
     "fmt_num",
     "fmt_value",
     "node_name",
@@ -114,13 +112,18 @@ class Frame:
     event: object = field(default=None, compare=False, repr=False)
 
 
-class Frames(NoteSteps, BlockSteps):
+class Frames:
     """All steps of a replay, computed once from a tape (immutable afterwards).
 
     ``elements`` lists the drawn element ids; per step, ``classes(i)`` gives the
     state classes of each element (only non-empty ones) and ``grads(i)`` the
     gradient each node holds.  Internally a step is a row of small integers
     (one per element), so a 300-node graph with a thousand steps stays small.
+
+    Two kinds of recorded detail keep their bookkeeping and their words in a module of
+    their own, which the frames call: a ready-queue pass (``engine_notes.ReadyQueue``,
+    kept as ``self.ready_queue``: pending counts, the queue) and a checkpointed block's
+    recompute (``checkpoint_steps``: what its steps say).
     """
 
     def __init__(self, tape, mode: str = "both", names: dict | None = None, *,
@@ -172,7 +175,8 @@ class Frames(NoteSteps, BlockSteps):
                 f"example, a tiny batch) inside `with minigrad.record()`; viz.text(root) "
                 f"prints a big graph as text"
             )
-        self._notes_from(tape)
+        #: the ready-queue pass's bookkeeping, replayed from the tape's notes
+        self.ready_queue = ReadyQueue(tape, self._events, replay.crosses)
         self._build(getattr(tape, "released", None))
 
     @property
@@ -257,7 +261,7 @@ class Frames(NoteSteps, BlockSteps):
         pos = self._node_pos.get(node.id)
         if pos is None:
             return
-        value = self._badge(node, value)
+        value = self.ready_queue.badge(node, value)
         if value is None:
             self._gcur[pos] = -1
         else:
@@ -266,7 +270,7 @@ class Frames(NoteSteps, BlockSteps):
 
     def _emit(self, phase, kind, title, text, node=None, edge=None) -> None:
         if phase == "backward":
-            text += self._queue_line()
+            text += self.ready_queue.line(self._queued_name)
         self.frames.append(Frame(len(self.frames), phase, kind, title, text, node, edge,
                                  self._event if phase == "backward" else None))
         self._rows.append(self._codes.copy())
@@ -361,7 +365,7 @@ class Frames(NoteSteps, BlockSteps):
         current_root = root
         phase = "Backward"
         lit = None  # the edge a build step lit: it has not carried its gradient yet
-        for e in self._stream:
+        for e in self.ready_queue.stream:
             self._event = e
             self._before(e)
             self._strip("receiving")
@@ -419,7 +423,8 @@ class Frames(NoteSteps, BlockSteps):
                 self._mark_visited()
                 self._set(node_key(n), add=("current",))
                 title = f"{phase} · visit {self.name(n)} ({n.op.name})"
-                text = self.say.visit(e, current_root, total.get(n.id, 0)) + self._block_note(e)
+                text = self.say.visit(e, current_root, total.get(n.id, 0))
+                text += block_note(self.replay, e, self.name)
                 self._emit("backward", "visit", title, text, node=n.id)
                 self._visiting = n.id
                 upstream[n.id] = e.upstream
@@ -434,7 +439,7 @@ class Frames(NoteSteps, BlockSteps):
                 self._grad(p, e.after)
                 title = f"{phase} · {n.op.name} → {self.name(p)}"
                 text = self.say.contribute(e, upstream.get(n.id), counts[p.id])
-                text += self._block_note(e)
+                text += block_note(self.replay, e, self.name)
                 self._emit("backward", "contribute", title, text, node=n.id, edge=el)
         self._event = None
         self._strip("receiving")
@@ -451,6 +456,88 @@ class Frames(NoteSteps, BlockSteps):
 
     _visiting = None
     _event = None  # the tape event the step being emitted shows (``Frame.event``)
+
+    # --- how the engine runs (viz.stepper.engine_notes) ----------------------------
+    def _before(self, e) -> None:
+        """What the engine's notes change before event ``e``'s frame: a pass scheduled
+        (every count shown), a contribution counted down, a node ready (class
+        ``ready``), a node taken from the queue to run."""
+        self._strip("hooked")
+        queue = self.ready_queue
+        notes = queue.notes(e)
+        for note in notes:
+            if note.kind == "scheduled":
+                queue.schedule(note)
+                for n in self.nodes:
+                    self._rebadge(n)
+        if queue.pending is None:
+            return
+        queue.arrive(e)  # (the frame then stores its new gradient)
+        for note in notes:
+            if note.kind == "ready":
+                queue.ready(note)
+                self._set(node_key(note.node), add=("ready",))
+                self._rebadge(note.node)
+        if e.kind == "visit":
+            queue.run(e.node)
+            self._set(node_key(e.node), remove=("ready",))
+            self._grad(e.node, e.upstream)
+
+    def _rebadge(self, node) -> None:
+        """Store ``node``'s gradient again, with its badge as the pass stands now."""
+        pos = self._node_pos.get(node.id)
+        if pos is not None:
+            code = self._gcur[pos]
+            self._grad(node, unbadged(self._gvals[code]) if code >= 0 else None)
+
+    def _queued_name(self, nid: int) -> str:
+        """A node in the ready queue line: ``tanh (#4)``."""
+        pos = self._node_pos.get(nid)
+        if pos is None:
+            return f"#{nid}"
+        n = self.nodes[pos]
+        name = self.name(n)
+        return f"{n.op.name} ({name})" if n.op is not None else name
+
+    def _hook_step(self, e, phase: str) -> None:
+        """A hook replaced a gradient: a step of its own, the node marked ``hooked``."""
+        self._mark_visited()
+        n = e.node
+        self._set(node_key(n), add=("hooked", "has-grad"))
+        self._grad(n, e.after)
+        name = self.name(n)
+        self._emit("backward", "hooked", f"{phase} · hook {e.hook} on {name}",
+                   hook_text(e, name, self.say), node=n.id)
+
+    # --- a checkpointed block's recompute (viz.stepper.checkpoint_steps) -----------
+    def _block_step(self, e, phase: str) -> bool:
+        """Emit the step of a recompute event (a recomputed node, the block's seed);
+        ``False`` for any other event, which the caller handles."""
+        replay = self.replay
+        if e.kind == "created" and e.node.id in replay.block_of:
+            self._mark_visited()
+            n = e.node
+            self._show(n, "new")
+            self._set(node_key(n), add=("recomputed",))
+            for el in self._edges_into.get(n.id, ()):
+                self._set(el, add=("recomputed",))
+            title = f"{phase} · recompute {self.name(n)}"
+            if n.op is not None:
+                title += f" ({n.op.name})"
+            created = self.say.created(n, view_kind(self.view.node(n.id)))
+            self._emit("backward", "recomputed", title, recompute_text(replay, n, created),
+                       node=n.id)
+            return True
+        if e.kind == "seeded" and id(e) in replay.nested:
+            self._mark_visited()
+            self._grad(e.node, e.grad)
+            self._strip("current")  # (a block with several outputs seeds each in turn)
+            self._set(node_key(e.node), add=("current", "has-grad"))
+            fn, text = block_seed_text(replay, e, self.name, self.say)
+            self._emit("backward", "seeded", f"{phase} · block {fn}: seed {self.name(e.node)}",
+                       text, node=e.node.id)
+            return True
+        return False
 
     def _maker(self, n) -> tuple:
         """``(edge element id, node, slot)`` of the edge whose rule built ``n``: the edge
