@@ -17,7 +17,7 @@ import pytest
 
 import minigrad as mg
 import viz
-from minigrad import Value
+from minigrad import Value, nn
 from tests._graphs import neuron
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -213,8 +213,7 @@ def test_custom_function_nodes_show_class_name_and_saved_values(engine):
 
 
 def test_module_clusters_and_boxes():
-    scope_module = pytest.importorskip("minigrad.nn.scope")
-    record_scopes, scope = scope_module.record_scopes, scope_module.scope
+    record_scopes, scope = nn.record_scopes, nn.scope
 
     x = mg.Tensor([[1.0, 2.0]], name="x")
     w = mg.Tensor([[1.0], [2.0]], requires_grad=True, name="w")
@@ -316,9 +315,6 @@ def test_dot_vanishing_after_the_check_is_still_a_clear_error(monkeypatch, tmp_p
 
 
 def test_a_real_model_as_clusters_and_boxes():
-    nn = pytest.importorskip("minigrad.nn")
-    if not hasattr(nn, "Sequential") or not hasattr(nn, "record_scopes"):
-        pytest.skip("minigrad.nn modules not available yet")
     model = nn.Sequential(nn.Linear(2, 4), nn.ReLU(), nn.Linear(4, 3))
     x = mg.Tensor(np.ones((5, 2), dtype=np.float32))
     with nn.record_scopes() as scopes:

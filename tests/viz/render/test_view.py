@@ -10,7 +10,7 @@ import pytest
 
 import minigrad as mg
 import viz
-from minigrad import Value
+from minigrad import Value, nn
 from tests._graphs import neuron
 from viz.render.numbers import format_array, format_number
 
@@ -179,8 +179,7 @@ def test_tensor_nodes():
 
 
 def test_scopes_make_clusters_and_name_parameters():
-    scope_module = pytest.importorskip("minigrad.nn.scope")
-    record_scopes, scope = scope_module.record_scopes, scope_module.scope
+    record_scopes, scope = nn.record_scopes, nn.scope
 
     x = mg.Tensor([[1.0, 2.0]], name="x")
     w = mg.Tensor([[1.0], [2.0]], requires_grad=True)
