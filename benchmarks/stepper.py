@@ -63,7 +63,7 @@ def main() -> None:
                     help="also time the restyle in headless Chromium")
     args = ap.parse_args()
 
-    from viz.stepper import Stepper
+    from viz import Stepper
 
     print(machine_line(1))
     t0 = time.perf_counter()
@@ -128,7 +128,7 @@ def browser_side(s) -> None:
     except ImportError:
         print("browser: Playwright is not installed; skipped")
         return
-    from viz.player import css
+    from viz.stepper.template import css
 
     chromium = "/usr/bin/chromium"
     if not os.path.exists(chromium):

@@ -7,7 +7,7 @@
 
 Every renderer reads one ``GraphView`` (``viz.build_view``): nodes with a role
 (param, input, intermediate, output, saved), edges (child, parent, slot) and
-module clusters.  SVG element ids and classes are listed in ``viz.dot``.  One
+module clusters.  SVG element ids and classes are listed in ``viz.render.dot``.  One
 ``viz.DisplayOptions`` (digits, show_saved, rankdir, params, ...) styles them
 all, and every number is written by ``minigrad.formatting.format_number``.
 
@@ -22,45 +22,45 @@ import importlib
 # name -> module that defines it (loaded on first access)
 _LAZY = {
     # the graph view
-    "build_view": "view",
-    "GraphView": "view",
-    "ViewNode": "view",
-    "ViewEdge": "view",
-    "SavedItem": "view",
-    "Cluster": "view",
-    "ROLES": "view",
-    "node_key": "view",
-    "edge_key": "view",
-    "saved_key": "view",
-    "cluster_key": "view",
-    "grad_label": "view",
+    "build_view": "render.view",
+    "GraphView": "render.view",
+    "ViewNode": "render.view",
+    "ViewEdge": "render.view",
+    "SavedItem": "render.view",
+    "Cluster": "render.view",
+    "ROLES": "render.view",
+    "node_key": "render.view",
+    "edge_key": "render.view",
+    "saved_key": "render.view",
+    "cluster_key": "render.view",
+    "grad_label": "render.view",
     # how every renderer shows a graph
-    "DisplayOptions": "options",
+    "DisplayOptions": "render.options",
     # graphviz
-    "draw": "graph",
-    "Graph": "graph",
-    "DotNotFoundError": "graph",
-    "GraphTooLargeError": "graph",
-    "dot_available": "graph",
-    "strip_prolog": "graph",
-    "to_dot": "dot",
-    "COLORS": "dot",
+    "draw": "render.draw",
+    "Graph": "render.draw",
+    "DotNotFoundError": "render.draw",
+    "GraphTooLargeError": "render.draw",
+    "dot_available": "render.draw",
+    "strip_prolog": "render.draw",
+    "to_dot": "render.dot",
+    "COLORS": "render.dot",
     # text
-    "text": "printer",
-    "print_graph": "printer",
+    "text": "render.printer",
+    "print_graph": "render.printer",
     # numbers
-    "format_number": "formatting",
-    "format_array": "formatting",
-    "NO_GRAD": "formatting",
+    "format_number": "render.numbers",
+    "format_array": "render.numbers",
+    "NO_GRAD": "render.numbers",
     # plots (matplotlib)
     "plot_history": "plots",
     "plot_decision_boundary": "plots",
     "plot_grad_flow": "plots",
     "plot_memory_ledger": "plots",
     # step-through widgets and the HTML player (the stepper's modules; edit freely)
-    "Stepper": "stepper",
-    "step_through": "stepper",
-    "export_html": "player",
+    "Stepper": "stepper.stepper",
+    "step_through": "stepper.stepper",
+    "export_html": "stepper.player",
 }
 
 __all__ = sorted(_LAZY)

@@ -1,7 +1,7 @@
 """The built-in layout in headless Chromium: every text fits in its box, and the player
 steps through a built-in picture.
 
-Text widths in ``viz.svg_cards`` are estimates (no font can be measured in Python);
+Text widths in ``viz.render.svg_cards`` are estimates (no font can be measured in Python);
 here the browser measures the real text with the fonts it has and checks each text's
 box lies inside its node's box (and each cluster title inside its frame).
 """

@@ -11,9 +11,9 @@ import pytest
 
 import viz
 from tests.browser.test_player_browser import GRADS, OUTSIDE, STATES, goto, open_player
-from tests.viz.test_stepper_engine_notes import hooked_h
-from viz.stepper import GradText, step_through
-from viz.template import grad_strings
+from tests.viz.stepper.test_engine_notes import hooked_h
+from viz.stepper.stepper import GradText, step_through
+from viz.stepper.template import grad_strings
 
 pytestmark = pytest.mark.browser
 

@@ -8,8 +8,8 @@ import pytest
 
 import viz
 from tests.browser.test_player_browser import GRADS, OUTSIDE, STATES, goto, open_player
-from viz.stepper import step_through
-from viz.template import grad_strings
+from viz.stepper.stepper import step_through
+from viz.stepper.template import grad_strings
 
 pytestmark = pytest.mark.browser
 

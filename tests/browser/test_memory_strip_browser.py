@@ -16,7 +16,7 @@ import minigrad
 import viz
 from minigrad import nn
 from tests.browser.test_player_browser import STATES, goto, open_player
-from viz.stepper import step_through
+from viz.stepper.stepper import step_through
 
 pytestmark = pytest.mark.browser
 

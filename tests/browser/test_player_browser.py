@@ -10,7 +10,7 @@ import minigrad
 from minigrad import Value
 from tests._graphs import Cube
 from viz import export_html
-from viz.frames import Frames
+from viz.stepper.frames import Frames
 
 pytestmark = pytest.mark.browser
 
@@ -270,7 +270,7 @@ def test_every_text_stays_inside_its_node_in_the_player(page, tmp_path, make):
 
 @pytest.mark.parametrize("make", [captured_w, module_step], ids=["captured-w", "nn-module"])
 def test_every_text_stays_inside_its_node_in_the_widget_html(page, make):
-    from viz.template import css
+    from viz.stepper.template import css
 
     s = make()
     if s.template is None:

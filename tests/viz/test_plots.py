@@ -9,7 +9,7 @@ import pytest
 
 import minigrad as mg
 import viz
-from minigrad import Value
+from minigrad import Value, nn
 
 matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
@@ -142,9 +142,6 @@ def test_grad_flow_of_a_scalar_mlp_per_layer():
 
 
 def test_grad_flow_of_a_module_by_layer_and_by_parameter():
-    nn = pytest.importorskip("minigrad.nn")
-    if not hasattr(nn, "Sequential"):
-        pytest.skip("minigrad.nn modules not available yet")
     model = nn.Sequential(nn.Linear(2, 4), nn.ReLU(), nn.Linear(4, 1))
     model(mg.Tensor(np.ones((3, 2), dtype=np.float32))).sum().backward()
     by_layer = viz.plot_grad_flow(model)

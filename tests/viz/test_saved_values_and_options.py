@@ -19,8 +19,9 @@ from minigrad import Tensor, Value, nn
 from minigrad.core.op import registered_ops
 from tests._graphs import Cube
 from tests._helpers import FAKE_SVG, needs_dot
-from viz.player import SvgTemplate, step_payload
-from viz.stepper import GradText, Stepper, step_through
+from viz.stepper.page import step_payload
+from viz.stepper.stepper import GradText, Stepper, step_through
+from viz.stepper.template import SvgTemplate
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 

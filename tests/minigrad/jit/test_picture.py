@@ -6,7 +6,7 @@ import numpy as np
 
 import viz
 from minigrad import Tensor, jit
-from viz.view import build_view
+from viz.render.view import build_view
 
 
 def _x(shape=(3, 4), seed=0):

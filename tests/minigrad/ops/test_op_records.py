@@ -20,7 +20,7 @@ from minigrad.core.op import define_op, get_op, passthrough, registered_ops
 OPS = list(registered_ops())
 IDS = [f"{op.engine}.{op.name}" for op in OPS]
 
-#: how the stepper's panel reads an input's name off its formula (``viz/narration.py``)
+#: how the stepper's panel reads an input's name off its formula (``viz/stepper/narration.py``)
 NAMES_AN_INPUT = re.compile(r"^∂[^/\s]*/∂(\w+)\s*=")
 
 #: the separator ``Op.formula`` joins the formulas with

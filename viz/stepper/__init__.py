@@ -1,0 +1,23 @@
+"""The stepper: a recorded computation replayed one step at a time, in a notebook widget
+or a standalone HTML page.
+
+Read the modules in this order:
+
+* ``recording.py``: what ``viz.step_through`` records (the forward pass, one or two
+  backward passes) on one ``minigrad.record()`` tape;
+* ``replay.py``: which recorded events a replay shows, and as what;
+* ``narration.py``: each step in words (the panel);
+* ``frames.py``: ``Frames``, the tape turned into steps: classes per element, gradients
+  held, panel text (the heart of the stepper);
+* ``engine_notes.py``: a ready-queue pass's pending counts and queue, and hook steps;
+* ``checkpoint_steps.py``: what a checkpointed block's recompute says;
+* ``tangent_frames.py``: ``TangentFrames``, forward mode's tangents as frames;
+* ``cursor.py``: ``StepperState``, the cursor over the frames;
+* ``memory_strip.py``: the saved bytes alive at every step;
+* ``template.py``: the SVG laid out once and restyled per step, the state stylesheet;
+* ``page.py``: the standalone HTML page, its panel and legend (script and CSS in
+  ``assets/``);
+* ``zoom.py`` and ``widgets.py``: the notebook widget's zoom bar and controls;
+* ``stepper.py``: ``Stepper`` and ``step_through``, which put it all together;
+* ``player.py``: ``viz.export_html``, the step-through as one HTML file.
+"""
