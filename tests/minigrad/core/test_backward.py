@@ -1,4 +1,5 @@
-"""The reference backward (``core/backward.py``): quiet about inf, clear about a released graph, each pass's sums."""
+"""The reference backward (``core/backward.py``): the chain rule by its four steps, quiet
+about inf, clear about a released graph, each pass's sums."""
 
 
 import numpy as np
@@ -52,3 +53,27 @@ def test_non_leaf_grads_hold_the_last_pass_only():
     y.backward()
     assert h.grad == 2.0  # this pass's dy/dh, not 4.0
     assert x.grad == 24.0  # leaves accumulate: 2 passes of 12
+
+
+def test_the_reference_backward_of_c_equals_a_times_b_plus_a():
+    """The core's own ``backward`` (not ``c.backward()``, which picks a loop): a is used
+    twice, so its two contributions add up: dc/da = b + 1, dc/db = a."""
+    from minigrad.core.backward import backward
+
+    a, b = Value(2.0), Value(-3.0)
+    c = a * b + a
+    backward(c)
+    assert (a.grad, b.grad, c.grad) == (-2.0, 2.0, 1.0)
+    assert c.saved is None and c.parents[0].saved is None  # step 4: released
+
+
+def test_the_reference_backward_announces_each_step_in_order():
+    from minigrad.core.backward import backward
+
+    a, b = Value(2.0), Value(-3.0)
+    c = a * b + a
+    with minigrad.record() as tape:
+        backward(c, retain_graph=True)
+    kinds = [e.kind for e in tape.events]
+    assert kinds[0] == "seeded" and kinds.count("visit") == 2 and kinds.count("contribute") == 4
+    assert c.saved is not None  # retain_graph keeps what the ops saved

@@ -47,6 +47,7 @@ def test_each_cited_test_exists(cited):
 def test_a_missing_test_is_caught(tmp_path):
     """The check itself bites: a file that lacks the cited name is reported."""
     fake = tmp_path / "test_x.py"
-    fake.write_text("def test_a():\n    pass\n\nclass TestB:\n    def test_c(self):\n        pass\n")
+    fake.write_text("def test_a():\n    pass\n\n"
+                    "class TestB:\n    def test_c(self):\n        pass\n")
     assert _defined(fake) == {"test_a", "TestB::test_c"}
     assert "test_gone" not in _defined(fake)
