@@ -22,7 +22,7 @@ from .autograd import (
     set_grad_enabled,
     topological_order,
 )
-from .function import Function, once_differentiable
+from .custom_function import Function, once_differentiable
 from .memory import GraphMemory, graph_memory
 from .random import manual_seed
 from .tensor import Tensor, apply_op
