@@ -38,7 +38,7 @@ LAYERS = [
     ("ops, Value and Tensor", ["minigrad.random", "minigrad.value", "minigrad.scalar_ops",
                  "minigrad.tensor", "minigrad.tensor.*",
                  "minigrad.tensor_ops",
-                 "minigrad.tensor_ops.*", "minigrad.function", "minigrad.memory",
+                 "minigrad.tensor_ops.*", "minigrad.custom_function", "minigrad.memory",
                  "minigrad.utils", "minigrad.utils.*"]),
     ("functional", ["minigrad.functional", "minigrad.functional.*"]),
     ("nn/optim/data", ["minigrad.nn", "minigrad.nn.*", "minigrad.optim", "minigrad.optim.*",
