@@ -22,7 +22,7 @@ from .ir import Eqn, Trace, Var
 from .kernels import numexpr_module
 from .passes import PASSES, cse, dce, fold_constants, freeze, fuse_elementwise, optimize
 from .tracing import TraceError, trace
-from .train import TrainStep, train_step
+from .train_step import TrainStep, train_step
 
 compile = compile_trace  # noqa: A001  (jit.compile(trace), as the lessons say it)
 

@@ -11,7 +11,7 @@ does (Sugiyama's recipe), in four simple, deterministic steps:
    drawing its back edge reversed.
 2. **dummies**: an edge spanning several ranks gets an invisible node in each
    rank it crosses: it has its own lane and never runs through a box.
-3. **order** (``viz.layout.order``): barycenter sweeps, down and up, keeping
+3. **order** (``viz.layout.crossings``): barycenter sweeps, down and up, keeping
    the order with the fewest crossings.  Module clusters are sorted as
    blocks, so their members stay together in every rank, and sibling clusters
    keep one order in all ranks (a cluster's rectangle must not cover an outsider).
@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .order import RankOrder, block_of, is_a
+from .crossings import RankOrder, block_of, is_a
 from .rank import tighten
 
 __all__ = ["layout", "Layout", "Route", "NODESEP", "RANKSEP", "PAD", "ARROW"]

@@ -6,7 +6,7 @@ Read in this order:
   edges by slot, module clusters, element ids);
 * ``options.py``: ``DisplayOptions``, the one set of settings every renderer takes;
 * ``numbers.py``: how a value, an array or a shape is written in a label;
-* ``orders.py``: how each derivative order looks (colour, mark, legend);
+* ``derivative_orders.py``: how each derivative order looks (colour, mark, legend);
 * ``multi_output.py``: how an op with several outputs is shown;
 * ``printer.py``: ``viz.text``, the graph as an indented tree;
 * ``dot.py``: the view as DOT text, the element ids and classes the stepper relies on;

@@ -17,7 +17,7 @@ graph node                            ``n_<id>``; ``node {leaf|op} {role} {scala
                                       ``highlight`` when highlighted; role is one of
                                       ``param input intermediate output``
 node of a gradient's graph            the same, plus ``order1`` (``order2`` ...): built
-                                      by a ``create_graph`` backward (``viz.render.orders``);
+                                      by a ``create_graph`` backward (``viz.render.derivative_orders``);
                                       ``stub``: of an order ``orders=`` hides
 edge parent → child, input ``slot``   ``e_<child>_<parent>_<slot>``; ``edge data``
                                       (+ ``collapsed`` next to a module box,
@@ -37,7 +37,7 @@ Inside a node's group the text elements read, in order: the op symbol, the
 name, then ``data …`` (a small matrix: one text line per row) and ``grad …``
 (tensors: shape and dtype before data).  A node of order k >= 1 starts with a
 band cell in its order's colour holding its mark (``∂¹``), and its borders take
-that colour (``viz.render.orders``).  The grad field is always one text
+that colour (``viz.render.derivative_orders``).  The grad field is always one text
 element whose text is ``viz.render.view.grad_label(data, grad, digits=, preview=)``:
 ``grad —`` before any gradient arrived, ``grad 0.5000``, ``grad [1.0000, 2.0000]``
 or, for a tensor with more than ``preview`` elements, ``grad norm 9.4868``.
@@ -55,10 +55,10 @@ import dataclasses
 from html import escape as _html_escape
 from typing import NamedTuple
 
+from .derivative_orders import legend_orders, order_color, order_fill, order_mark, order_title
 from .direction import choose_rankdir, label_size
 from .numbers import visible
 from .options import MODULES, RANKDIRS
-from .orders import legend_orders, order_color, order_fill, order_mark, order_title
 from .view import GraphView, cluster_key
 
 __all__ = ["to_dot", "render_dot", "edge_label", "box_summary", "box_contents", "auto_rankdir",

@@ -287,7 +287,7 @@ def draw(
       ``"all"`` (default: the forward graph and its gradients' graphs, each order
       with its own border colour, ``∂¹``/``∂²`` mark and legend entry),
       ``"gradient"`` (orders 1 and up) or e.g. ``(1, 2)``; the nodes of other
-      orders they use are drawn as faded stubs (see ``viz.render.orders``).
+      orders they use are drawn as faded stubs (see ``viz.render.derivative_orders``).
 
     >>> from minigrad import Value
     >>> x = Value(2.0, label="x"); y = x * x; y.backward()

@@ -24,8 +24,8 @@ from typing import Any
 
 from minigrad.formatting import DIGITS
 
+from .derivative_orders import check_orders
 from .numbers import check_options
-from .orders import check_orders
 
 __all__ = ["DisplayOptions", "RANKDIRS", "MODULES", "LAYOUTS", "UNSET", "resolve"]
 
@@ -72,7 +72,7 @@ class DisplayOptions:
     Gradient graphs (``create_graph=True``): ``orders`` says which derivative
     orders are shown, ``"all"`` (the forward graph and its gradients' graphs,
     each order in its own colour), ``"gradient"`` (orders 1 and up) or an order
-    or tuple of orders such as ``(1, 2)``; see ``viz.render.orders``.
+    or tuple of orders such as ``(1, 2)``; see ``viz.render.derivative_orders``.
     """
 
     digits: int = DIGITS

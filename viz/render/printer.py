@@ -47,15 +47,15 @@ the changelog):
   nodes have none), and a last line counts the nodes per order,
   ``nodes: 12 (order 0: 5, order 1: 7)`` (``minigrad.memory.orders_text``); with
   ``orders=`` some orders only are printed, and a node of another order they
-  use is a stub: ``[stub]``, its inputs not followed (``viz.render.orders``).
+  use is a stub: ``[stub]``, its inputs not followed (``viz.render.derivative_orders``).
 """
 
 from __future__ import annotations
 
 from minigrad.memory import order_counts, orders_text
 
+from .derivative_orders import order_mark
 from .options import UNSET, DisplayOptions, resolve
-from .orders import order_mark
 from .view import GraphView, build_view
 
 __all__ = ["text", "print_graph", "render_text"]
@@ -85,7 +85,7 @@ def text(
     ``digits`` decimals (4); ``width`` characters per tensor preview (60); ``preview``
     elements before numpy summarises with ``...`` (6); ``ids`` prefixes each line
     with the node's ``#id``; past ``max_indent`` levels (40) lines stop indenting and
-    say their depth instead; ``orders`` prints some derivative orders only (``viz.render.orders``).
+    say their depth instead; ``orders`` prints some derivative orders only (``viz.render.derivative_orders``).
     """
     opts = resolve("viz.text", options, dict(
         params=params, scopes=scopes, show_grad=show_grad, show_saved=show_saved,

@@ -22,9 +22,9 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass, field
 
+from .derivative_orders import order_color, order_mark
 from .dot import scalar_fields
 from .numbers import visible
-from .orders import order_color, order_mark
 
 __all__ = ["text_width", "Cell", "Card", "node_card", "saved_card", "released_card", "box_card",
            "legend_card", "FONT", "FONT_SIZE", "SMALL", "LINE"]
@@ -137,7 +137,7 @@ def node_card(n, show_attrs: bool, colors: dict, highlighted: bool,
               stacked: bool = False) -> Card:
     """The card of graph node ``n`` (a ``ViewNode``), cells in dot's order; a ``stacked``
     scalar card has one field a row (``viz.render.dot.stacks_fields``), as dot draws it; a node
-    of order >= 1 starts with its mark on a band of its order's colour (``viz.render.orders``)."""
+    of order >= 1 starts with its mark on a band of its order's colour (``viz.render.derivative_orders``)."""
     fill, border = colors["module" if n.op == "checkpoint" else n.role]  # a collapsed block
     cls = "node " + n.classes
     outline = 0.0

@@ -26,7 +26,7 @@ saved         a value an op kept for backward (``show_saved``)     orange
 ============  ===================================================  ============
 
 Derivative orders: ``ViewNode.order`` is the pass that built the node (0: the
-forward computation, 1: a first derivative's graph ...; ``viz.render.orders``), and
+forward computation, 1: a first derivative's graph ...; ``viz.render.derivative_orders``), and
 ``orders=`` keeps some orders only, with stubs for the nodes they use.
 
 Element names are stable: node ``n_<id>``, edge ``e_<child>_<parent>_<slot>``,
@@ -45,6 +45,7 @@ import numpy as np
 
 from minigrad.formatting import DIGITS
 
+from .derivative_orders import order_class, select_orders
 from .multi_output import is_record, output_nr, show_record
 from .numbers import (
     NO_GRAD,
@@ -56,7 +57,6 @@ from .numbers import (
     visible,
 )
 from .options import UNSET, DisplayOptions, resolve
-from .orders import order_class, select_orders
 
 __all__ = [
     "ROLES",
@@ -371,7 +371,7 @@ def build_view(
     before summarising.  ``saved_values`` (``{node id: saved tuple}``) stands
     in for what a node's backward already released: ``viz.Stepper`` passes
     the values it kept at record time, so a replay shows what backward used.
-    ``orders`` keeps some derivative orders only (``viz.render.orders``).
+    ``orders`` keeps some derivative orders only (``viz.render.derivative_orders``).
     """
     from minigrad.core.order import topological_order
     from minigrad.memory import derivative_orders

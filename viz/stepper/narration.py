@@ -22,6 +22,7 @@ import numpy as np
 
 from minigrad.formatting import DIGITS, format_number
 
+from ..render.derivative_orders import order_mark
 from ..render.multi_output import (
     OutputGrads,
     Outputs,
@@ -31,7 +32,6 @@ from ..render.multi_output import (
     unused_outputs,
 )
 from ..render.numbers import NO_GRAD, format_array, format_shape, visible
-from ..render.orders import order_mark
 from ..render.view import is_node
 
 __all__ = ["Narrator", "fmt_num", "fmt_value", "node_name"]

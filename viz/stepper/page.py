@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 import json
 
-from ..render.orders import legend_orders, order_color, order_title
+from ..render.derivative_orders import legend_orders, order_color, order_title
 from ..render.view import node_key
 from .cursor import counter_text
 from .template import (

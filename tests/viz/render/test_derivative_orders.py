@@ -18,8 +18,8 @@ import viz
 from minigrad import Tensor, Value
 from minigrad.autograd import grad
 from minigrad.nn.scope import record_scopes, scope
+from viz.render.derivative_orders import ORDER_COLORS, order_color, order_mark
 from viz.render.draw import dot_available
-from viz.render.orders import ORDER_COLORS, order_color, order_mark
 
 NS = "{http://www.w3.org/2000/svg}"
 LAYOUTS = ["builtin", pytest.param("dot", marks=pytest.mark.skipif(
