@@ -49,9 +49,9 @@ from ..functional.conv import CONV2D
 from ..functional.fused import BATCH_NORM2D_RELU, CONV2D_RELU, LINEAR_RELU
 from ..functional.linear import LINEAR
 from ..functional.norm import BATCH_NORM
+from ..ops.tensor import RELU
 from ..tensor import Tensor
 from ..tensor.arguments import as_array_result, prepare_dtypes
-from ..tensor_ops import RELU
 from .ir import COMPILER, Eqn, Trace, run_eqn, type_text
 from .kernels import fast_numpy
 from .passes import op_kernel

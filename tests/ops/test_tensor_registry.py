@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import minigrad.tensor_ops  # noqa: F401  (registers the ops)
+import minigrad.ops.tensor  # noqa: F401  (registers the ops)
 from minigrad import gradcheck
 from minigrad.autograd import registered_ops
 from minigrad.tensor import Tensor, apply_op

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.outputs import multi_vjp
-from ..core.op import define_op
-from ..engines.output_grads import Outputs
+from ...autograd.outputs import multi_vjp
+from ...core.op import define_op
+from ...engines.output_grads import Outputs
 from ._base import distinct, uniform
 from .indexing import SCATTER_ADD
 from .shape import CAT, STACK
