@@ -4,7 +4,7 @@ Width is the SVG's ``width`` in CSS pixels (graphviz writes points; a browser
 shows 1 pt as 4/3 px), with ``viz.draw``'s defaults, so the figure is what a
 student sees before zooming.  The graphs:
 
-* the lessons' scalar MLP 3-4-4-1 (``minigrad.nn.scalar.MLP``) on one input,
+* the lessons' scalar MLP 3-4-4-1 (``minigrad.nn.neurons.MLP``) on one input,
   squared-error loss, after backward (120 nodes);
 * a tensor MLP 64-16-10 on 8 digits, written op by op (matmul, add, relu,
   a hand-written softmax cross-entropy), after backward.
@@ -27,7 +27,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 def scalar_mlp():
     from minigrad import Value
-    from minigrad.nn.scalar import MLP
+    from minigrad.nn.neurons import MLP
 
     model = MLP(3, [4, 4, 1], rng=random.Random(0))
     x = [Value(v, label=f"x{i}") for i, v in enumerate((0.5, -1.0, 2.0))]

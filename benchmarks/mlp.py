@@ -142,7 +142,7 @@ def rules_step_fn():
         out += b
         return out
 
-    def relu_grad(g, out):  # tensor_ops.masked: g where out != 0, exactly 0 elsewhere
+    def relu_grad(g, out):  # ops.tensor.masked: g where out != 0, exactly 0 elsewhere
         r = g * (out != 0)
         return np.where(out != 0, r, 0) if np.isnan(r.min()) else r
 

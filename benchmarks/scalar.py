@@ -77,7 +77,7 @@ def build(impl):
 
         return Value, MLP
     from minigrad import Value
-    from minigrad.nn.scalar import MLP
+    from minigrad.nn.neurons import MLP
 
     return Value, MLP
 

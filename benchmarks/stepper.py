@@ -32,7 +32,7 @@ from _common import at_least, machine_line  # noqa: E402
 
 def build(layers):
     import minigrad
-    from minigrad.nn.scalar import MLP
+    from minigrad.nn.neurons import MLP
 
     rng = random.Random(0)
     with minigrad.record() as tape:

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import numbers
 
-from . import scalar_ops as ops
 from .autograd.differentiable import Differentiable
 from .core.node import Node, init_node
 from .engines.higher_order import building_order
 from .formatting import format_number
+from .ops import scalar as ops
 
 __all__ = ["Value"]
 

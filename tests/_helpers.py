@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from minigrad import Tensor, cat, nn
+from minigrad import Tensor, Value, apply_op, cat, nn
+from minigrad.core.op import op_examples
 
 # the repository's root (README.md, exercises/, notebooks/, pyproject.toml)
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,3 +45,23 @@ def one_output(out, skip_last: bool = False):
     if skip_last and len(parts) > 1:
         parts = parts[:-1]
     return cat(parts)
+
+
+#: every internal op's example (``core/op.py``: ``op_example``), for the registry-wide tests
+INTERNAL_EXAMPLES = op_examples()
+
+
+def example_leaves(example, inputs, dtype=np.float64):
+    """An internal op example's raw inputs as leaves that require grad: Values on the
+    scalar engine, Tensors in ``dtype`` otherwise (the cases are float64)."""
+    if example.op.engine == "scalar":
+        return [Value(float(x)) for x in inputs]
+    return [Tensor(np.asarray(x, dtype=dtype), requires_grad=True) for x in inputs]
+
+
+def example_node(example, *leaves, **attrs):
+    """The node an internal op example makes from ``leaves``: its ``call``, or the op
+    itself through ``apply_op``."""
+    if example.call is not None:
+        return example.call(*leaves, **attrs)
+    return apply_op(example.op, *leaves, **attrs)

@@ -51,7 +51,7 @@ import numpy as np
 
 from ..core.modes import DERIVE, STATE, unwatch, watch
 from ..core.node import Node, origin_of
-from ..core.op import Op, passthrough
+from ..core.op import OpExample, define_op, op_example, passthrough
 from .tangents import NoForwardRuleError, forward_rules, output_tangent
 
 __all__ = ["dual_level", "make_dual", "unpack_dual", "UnpackedDualTensor", "forward_mode_paused",
@@ -140,18 +140,34 @@ def _no_tangent(tangents, *saved):
 
 
 def _ops(engine: str):
-    """The two bookkeeping ops of forward mode for an engine (not in the registry: they
-    are not math a student defines, but they draw and step like any op)."""
-    dual = Op(name="make_dual", engine=engine, symbol="dual", forward=_dual_forward,
-              grads=(passthrough,), jvp=_no_tangent, formulas=("∂/∂primal = 1",),
-              doc="The primal's value with a tangent attached; gradients pass through.")
-    primal = Op(name="primal", engine=engine, symbol="primal", forward=_dual_forward,
-                grads=(passthrough,), jvp=_no_tangent, formulas=("∂/∂x = 1",),
-                doc="A dual value's primal part, with no tangent; gradients pass through.")
+    """The two bookkeeping ops of forward mode for an engine (internal ops: they are not
+    math a student defines, but they draw and step like any op)."""
+    cases = ({"cases": lambda rng: [((rng.uniform(-2, 2, s),), {}) for s in ((), (3, 4))]}
+             if engine == "tensor" else {"domain": ((-2.0, 2.0),)})
+    dual = define_op(
+        internal=True, name="make_dual", engine=engine, symbol="dual", forward=_dual_forward,
+        grads=(passthrough,), jvp=_no_tangent, formulas=("∂/∂primal = 1",), **cases,
+        doc="The primal's value with a tangent attached; gradients pass through.")
+    primal = define_op(
+        internal=True, name="primal", engine=engine, symbol="primal", forward=_dual_forward,
+        grads=(passthrough,), jvp=_no_tangent, formulas=("∂/∂x = 1",), **cases,
+        doc="A dual value's primal part, with no tangent; gradients pass through.")
     return dual, primal
 
 
 _OPS = {"tensor": _ops("tensor"), "scalar": _ops("scalar")}
+
+_BOOKKEEPING = ("its tangent is not derived from its input's: make_dual attaches the tangent "
+                "it is given, primal drops it "
+                "(tests/minigrad/autograd/test_forward_ad.py checks both)")
+
+
+@op_example("make_dual, primal")
+def _dual_examples() -> list:
+    """The table tests' inputs for ``make_dual`` and ``primal``: each op itself (the
+    identity, gradients passing through) on each engine."""
+    return [OpExample(op=op, cases=op.cases, skip={"forward_mode": _BOOKKEEPING})
+            for pair in _OPS.values() for op in pair]
 
 
 def _engine(x) -> str:

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from ..core.modes import grad_enabled
 from ..core.node import init_node
-from ..core.op import Op
+from ..core.op import define_op
 from ..engines.output_grads import OutputGrads, Outputs, differentiable
 from . import forward_ad
 from .tangents import output_tangent
@@ -49,12 +49,14 @@ def _output_vjp(g, outs, output_nr=0):
 
 
 #: The op of an output node: picks output ``output_nr`` of its record (its one parent).
-#: Not registered: it only runs on records, which ``record_outputs`` makes.
-OUTPUT = Op(name="output", engine="tensor", symbol="→", forward=_output_forward,
-            vjp=_output_vjp, linear=True,  # its tangent: slot k of the record's tangent
-            formulas=("∂/∂record = the gradient, in output k's slot",),
-            label=lambda a: f"[{a['output_nr']}]",
-            doc="Output number output_nr of a multi-output op (PyTorch's output_nr).")
+#: An internal op: it only runs on records, which ``record_outputs`` makes; its example
+#: for the table tests (an output of ``split``) is in ``ops/tensor/multi.py``.
+OUTPUT = define_op(
+    internal=True, name="output", engine="tensor", symbol="→", forward=_output_forward,
+    vjp=_output_vjp, linear=True,  # its tangent: slot k of the record's tangent
+    formulas=("∂/∂record = the gradient, in output k's slot",),
+    label=lambda a: f"[{a['output_nr']}]",
+    doc="Output number output_nr of a multi-output op (PyTorch's output_nr).")
 
 
 def is_record(node) -> bool:

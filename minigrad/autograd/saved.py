@@ -39,7 +39,7 @@ import threading
 import numpy as np
 
 from ..core.modes import STORE, unwatch, watch
-from ..core.op import Op, passthrough
+from ..core.op import OpExample, define_op, op_example, passthrough
 from ..engines.hooked import hook_name
 from ..engines.switches import count_packed
 
@@ -86,12 +86,21 @@ def _identity(x):
 #: the op of a node that stands for an unpacked saved value in a ``create_graph`` pass,
 #: per engine: its value is what ``unpack`` returned, its gradient flows to the original
 UNPACK_OPS = {
-    engine: Op(name="unpack", engine=engine, symbol="unpack", forward=_identity,
-               grads=(passthrough,), formulas=("∂/∂x = 1 (the saved value, unpacked)",),
-               linear=True, elementwise=engine == "tensor",
-               doc="A saved value as a saved-tensor hook's unpack gave it back.")
+    engine: define_op(
+        internal=True, name="unpack", engine=engine, symbol="unpack", forward=_identity,
+        grads=(passthrough,), formulas=("∂/∂x = 1 (the saved value, unpacked)",),
+        linear=True, elementwise=engine == "tensor",
+        doc="A saved value as a saved-tensor hook's unpack gave it back.",
+        **({"cases": lambda rng: [((rng.uniform(-2, 2, s),), {}) for s in ((), (3, 4))]}
+           if engine == "tensor" else {"domain": ((-2.0, 2.0),)}))
     for engine in ("tensor", "scalar")
 }
+
+
+@op_example("unpack")
+def _unpack_examples() -> list:
+    """The table tests' inputs for ``unpack``: the op itself (the identity) on each engine."""
+    return [OpExample(op=op, cases=op.cases) for op in UNPACK_OPS.values()]
 
 
 def _packable(s) -> bool:

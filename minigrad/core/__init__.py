@@ -28,15 +28,29 @@ classes.  ``docs/architecture.md`` has the map.
 package does not re-export it, so that ``minigrad.core.backward`` stays the module.)
 """
 
+# What the rest of minigrad uses from the core, by name (each module's own ``__all__``
+# says more); a reader of the core needs none of this list.
 from .accumulate import accumulate, fit_gradient, unbroadcast
 from .backward import GraphReleasedError, propagate, run_reference
 from .modes import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .node import Node, Origin, init_node
-from .op import Op, define_op, get_op, no_gradient, passthrough, registered_ops
+from .op import (
+    Op,
+    OpExample,
+    define_op,
+    get_op,
+    internal_op,
+    internal_ops,
+    no_gradient,
+    op_example,
+    op_examples,
+    passthrough,
+    registered_ops,
+)
 from .order import ancestors, topological_order
 
-__all__ = ["GraphReleasedError", "Node", "Op", "Origin", "accumulate", "ancestors",
-           "define_op", "enable_grad", "fit_gradient", "get_op", "init_node",
-           "is_grad_enabled", "no_grad", "no_gradient", "passthrough", "propagate",
-           "registered_ops", "run_reference", "set_grad_enabled", "topological_order",
-           "unbroadcast"]
+__all__ = ["GraphReleasedError", "Node", "Op", "OpExample", "Origin", "accumulate", "ancestors",
+           "define_op", "enable_grad", "fit_gradient", "get_op", "init_node", "internal_op",
+           "internal_ops", "is_grad_enabled", "no_grad", "no_gradient", "op_example",
+           "op_examples", "passthrough", "propagate", "registered_ops", "run_reference",
+           "set_grad_enabled", "topological_order", "unbroadcast"]

@@ -54,6 +54,29 @@ registers it):
 
 Adding an op is one ``define_op`` call: the engines, the renderers, the
 stepper and the gradient tests find it here with no further code.
+
+**Internal ops.**  The library also makes ops for its own bookkeeping: the node
+of an unpacked saved value, a multi-output op's output slots, forward mode's
+``make_dual`` and ``primal``, a compiled trace, a fused chain, a checkpointed
+block.  They are not math a student defines, so they stay out of
+``registered_ops()`` (and out of ``get_op``: their names can never collide with
+a user's op), but every one of them is declared here, so the tests that walk
+the table see them too:
+
+* a *fixed* internal op is ``define_op(..., internal=True)``, listed by
+  ``internal_ops()``;
+* an op made *per call* (one per compiled trace, per fused chain) is made by
+  ``internal_op(family, ...)``, which refuses a family that has no example;
+* every internal op, fixed or per call, has an *example*: ``@op_example(name)``
+  on a function that returns ``OpExample`` records, each one op with test inputs
+  (``cases``), how to build a node of it from leaves (``call``; by default the
+  op itself through ``apply_op``), the same value computed without it
+  (``plain``), and the registry checks that do not apply to it, each with its
+  reason (``skip``).  ``op_examples()`` builds them all.
+
+``Op(...)`` itself is for this module and for tests: elsewhere in ``minigrad``
+an op is made by one of the functions above (``tests/minigrad/ops/test_internal_ops.py``
+checks the source).
 """
 
 from __future__ import annotations
@@ -62,8 +85,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Op", "define_op", "passthrough", "no_gradient", "register", "get_op",
-           "registered_ops", "SAVES", "ENGINES"]
+__all__ = ["Op", "OpExample", "define_op", "passthrough", "no_gradient", "register", "get_op",
+           "registered_ops", "register_internal", "internal_ops", "internal_op", "op_example",
+           "op_examples", "SAVES", "ENGINES"]
 
 #: the engines an op can belong to: floats (``Value``), arrays (``Tensor``), or a
 #: custom ``Function``, which runs on whichever engine its inputs come from
@@ -208,7 +232,7 @@ class Op:
 
 def _ufunc_forward(name, ufunc, saves):
     """The forward of a one-ufunc op: call it, keep what ``saves`` says.  (``Tensor``'s
-    operators run the same ufunc inline; ``tests/ops`` compares the two paths.)"""
+    operators run the same ufunc inline; ``tests/minigrad/ops`` compares the two paths.)"""
     keep = SAVES.index(saves)
 
     def forward(*xs):
@@ -242,15 +266,19 @@ def register(op: Op) -> Op:
     return op
 
 
-def define_op(**fields) -> Op:
+def define_op(*, internal: bool = False, **fields) -> Op:
     """Define an op (the keyword fields of ``Op``) and register it: the one way to add one.
 
     >>> CUBE = define_op(name="cube", engine="scalar", symbol="³",
     ...                  forward=lambda x: (x ** 3, (x,)),
     ...                  grads=(lambda g, x: g * 3 * x * x,),
     ...                  formulas=("∂/∂x = 3x²",), domain=((-2.0, 2.0),))
+
+    ``internal=True`` declares one of the library's own bookkeeping ops instead (see
+    the module doc): it goes to ``internal_ops()``, not ``registered_ops()``.
     """
-    return register(Op(**fields))
+    op = Op(**fields)
+    return register_internal(op) if internal else register(op)
 
 
 def get_op(name: str, engine: str = "scalar") -> Op:
@@ -265,3 +293,75 @@ def get_op(name: str, engine: str = "scalar") -> Op:
 def registered_ops(engine: str | None = None) -> Iterator[Op]:
     """All registered ops, optionally of one engine, in registration order."""
     return (op for (e, _), op in _REGISTRY.items() if engine is None or e == engine)
+
+
+# --- the library's own ops (see "Internal ops" in the module doc) ----------------------------
+_INTERNAL: dict[tuple[str, str], Op] = {}
+_EXAMPLES: dict[str, Callable[[], list]] = {}
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class OpExample:
+    """An internal op as the registry tests run it.
+
+    * ``op``: the op (for a per-call family, one op of it, made by the example);
+    * ``cases(rng) -> [(inputs, attrs), ...]``: raw float64 inputs, as an op's ``cases``;
+    * ``call(*leaves, **attrs)``: a node made by ``op`` from the inputs as graph
+      leaves; ``None``: ``apply_op(op, *leaves, **attrs)``;
+    * ``plain(*leaves, **attrs)``: the same value computed without ``op``, for the
+      forward check; ``None``: ``op``'s own forward on the raw inputs;
+    * ``skip``: ``{check: why it does not apply}``, checks named ``"float32"``,
+      ``"second_order"``, ``"forward_mode"`` (the tests say what each one runs).
+    """
+
+    op: Op
+    cases: Callable[..., list]
+    call: Callable[..., Any] | None = None
+    plain: Callable[..., Any] | None = None
+    skip: dict = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return f"{self.op.engine}.{self.op.name}"
+
+
+def register_internal(op: Op) -> Op:
+    """Add one of the library's own fixed ops to the internal table (keyed apart from the
+    user's table, so a user's op may share its name)."""
+    key = (op.engine, op.name)
+    if key in _INTERNAL:
+        raise ValueError(f"internal op {op.engine}.{op.name} is already declared")
+    _INTERNAL[key] = op
+    return op
+
+
+def internal_ops(engine: str | None = None) -> Iterator[Op]:
+    """The library's fixed internal ops, optionally of one engine, in declaration order."""
+    return (op for (e, _), op in _INTERNAL.items() if engine is None or e == engine)
+
+
+def op_example(name: str):
+    """Decorator: declare ``factory() -> [OpExample, ...]`` for internal ops ``name`` (a fixed
+    op's name, or a per-call family's).  It is called only by ``op_examples()``."""
+
+    def declare(factory):
+        if name in _EXAMPLES:
+            raise ValueError(f"an example for internal op {name!r} is already declared")
+        _EXAMPLES[name] = factory
+        return factory
+
+    return declare
+
+
+def internal_op(family: str, **fields) -> Op:
+    """An op made per call (a compiled trace, a fused chain), of a family that has an example
+    (``op_example(family)``): not registered, since each call makes a new one."""
+    if family not in _EXAMPLES:
+        raise LookupError(f"internal op family {family!r} has no example: declare one with "
+                          f"@op_example({family!r}) so the registry tests can run it")
+    return Op(**fields)
+
+
+def op_examples() -> list[OpExample]:
+    """Every declared example, built now (a family's may trace or compile a function)."""
+    return [example for factory in _EXAMPLES.values() for example in factory()]

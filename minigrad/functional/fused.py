@@ -8,7 +8,7 @@ layer's own registry rule applied to the ReLU's own rule,
     ∂L/∂input = layer_rule(relu_rule(g, out), ...)    (relu_rule: g where out > 0)
 
 and the forward is the layer's registry forward followed by ``max(·, 0)``.
-(``tests/ops`` checks them like every op: gradcheck, second derivatives, both
+(``tests/minigrad/ops`` checks them like every op: gradcheck, second derivatives, both
 engines.)  ``nn.Linear(..., activation="relu")``, ``nn.Conv2d(...,
 activation="relu")`` and ``nn.BatchNorm2d(..., activation="relu")`` use them.
 """
@@ -18,8 +18,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.op import define_op
+from ..ops.tensor import RELU
 from ..tensor import apply_op
-from ..tensor_ops import RELU
 from ._util import float_inputs
 from .conv import CONV2D, check_conv_args
 from .linear import LINEAR

@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.op import define_op, no_gradient
-from ..tensor_ops import SCATTER_ADD, nd
+from ..ops.tensor import SCATTER_ADD, nd
 
 __all__ = ["CROSS_ENTROPY", "NLL_LOSS", "MSE_LOSS", "BCE", "BCE_WITH_LOGITS",
            "check_class_targets"]

@@ -44,14 +44,15 @@ import numpy as np
 
 from ..core.accumulate import unbroadcast
 from ..core.node import init_node
-from ..core.op import Op, passthrough
+from ..core.op import OpExample, internal_op, op_example, passthrough
 from ..functional.conv import CONV2D
 from ..functional.fused import BATCH_NORM2D_RELU, CONV2D_RELU, LINEAR_RELU
 from ..functional.linear import LINEAR
 from ..functional.norm import BATCH_NORM
+from ..ops.tensor import RELU
 from ..tensor import Tensor
 from ..tensor.arguments import as_array_result, prepare_dtypes
-from ..tensor_ops import RELU
+from . import tracing
 from .ir import COMPILER, Eqn, Trace, run_eqn, type_text
 from .kernels import fast_numpy
 from .passes import op_kernel
@@ -91,10 +92,11 @@ class Compiled:
         self.needs = tuple(needs)
         self._source, namespace = _generate(trace, parents, self.needs)
         exec(compile(self._source, f"<minigrad.jit {trace.name}>", "exec"), namespace)  # noqa: S102
-        self.op = Op(name=f"jit_{trace.name}", engine="tensor", symbol=f"jit[{trace.name}]",
-                     forward=namespace["forward"], vjp=namespace["backward"], variadic=True,
-                     formulas=(f"the backward of {trace.name}'s trace, unrolled",),
-                     twice_differentiable=False, doc=self._source)
+        self.op = internal_op(
+            "jit", name=f"jit_{trace.name}", engine="tensor", symbol=f"jit[{trace.name}]",
+            forward=namespace["forward"], vjp=namespace["backward"], variadic=True,
+            formulas=(f"the backward of {trace.name}'s trace, unrolled",),
+            twice_differentiable=False, doc=self._source)
         self.params = [v.source for v in trace.params]
         self._arrays = [v.value for v in trace.params]  # the params' arrays at the last call
 
@@ -139,6 +141,24 @@ class Compiled:
 
     def __repr__(self) -> str:
         return f"<Compiled {self.trace!r}>"
+
+
+def _example_fn(x, y):
+    """The example trace: ``tanh(x·y) + x``, y broadcast over x's rows."""
+    return (x * y).tanh() + x
+
+
+@op_example("jit")
+def _jit_examples() -> list:
+    """The table tests' inputs for the ops ``Compiled`` makes (one per trace): the trace
+    of ``_example_fn`` on float64 (3, 4) and (4,) inputs, compiled and called."""
+    x, y = Tensor(np.ones((3, 4)), requires_grad=True), Tensor(np.ones(4), requires_grad=True)
+    compiled = compile_trace(tracing.trace(_example_fn, x, y, name="example"))
+    return [OpExample(
+        op=compiled.op, call=compiled, plain=_example_fn,
+        cases=lambda rng: [((rng.uniform(-2, 2, (3, 4)), rng.uniform(-2, 2, (4,))), {})],
+        skip={"float32": "a trace is compiled for its inputs' dtypes (float64 here): a "
+                         "float32 call is another trace, another op"})]
 
 
 def compile_trace(trace: Trace, needs: tuple | None = None,

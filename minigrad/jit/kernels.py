@@ -21,7 +21,7 @@ import types
 import numpy as np
 
 from ..core.accumulate import unbroadcast
-from ..tensor_ops import masked
+from ..ops.tensor import masked
 from .symbolic import Expr, Sym, leaf, symbolic_forward, symbolic_rule
 from .writers import (
     BLOCK_MIN,

@@ -24,7 +24,9 @@ import weakref
 
 import numpy as np
 
-from ..core.op import Op
+from ..core.op import OpExample, internal_op, op_example
+from ..tensor import Tensor
+from . import tracing
 from .ir import Eqn, Trace, Var, run_eqn
 from .kernels import build_kernel
 from .symbolic import Unsymbolic
@@ -180,10 +182,11 @@ def _fused(chain, backend, index) -> list:
     except Unsymbolic:  # (each op alone runs on symbols; together, they may not)
         return chain
     names = [e.op.name for e in chain]
-    op = Op(name="fused", engine="tensor", symbol=f"fused[{' '.join(names)}]",
-            forward=kernel.forward, vjp=kernel.backward, variadic=True,
-            formulas=(f"the chain {' → '.join(names)}, its rules run in reverse",),
-            twice_differentiable=False, doc=kernel.source)
+    op = internal_op(
+        "fused", name="fused", engine="tensor", symbol=f"fused[{' '.join(names)}]",
+        forward=kernel.forward, vjp=kernel.backward, variadic=True,
+        formulas=(f"the chain {' → '.join(names)}, its rules run in reverse",),
+        twice_differentiable=False, doc=kernel.source)
     op_kernel[op] = kernel
     return [Eqn(op, tuple(ins), chain[-1].out, None, tuple(chain))]
 
@@ -199,3 +202,20 @@ def optimize(trace: Trace, backend: str | None = None) -> Trace:
     """``dce``, ``cse``, ``fold_constants``, ``dce`` again, then ``fuse_elementwise``."""
     t = dce(fold_constants(cse(dce(trace))))
     return fuse_elementwise(t, backend)
+
+
+def _example_chain(x, y):
+    """The example chain: ``exp(tanh(x·y))``, three elementwise ops, y broadcast."""
+    return (x * y).tanh().exp()
+
+
+@op_example("fused")
+def _fused_examples() -> list:
+    """The table tests' inputs for the ops ``fuse_elementwise`` makes (one per chain): the
+    chain of ``_example_chain``, traced on float64 (3, 4) and (4,) inputs and fused."""
+    x, y = Tensor(np.ones((3, 4)), requires_grad=True), Tensor(np.ones(4), requires_grad=True)
+    fused = [e.op for e in fuse_elementwise(tracing.trace(_example_chain, x, y)).eqns]
+    assert len(fused) == 1 and fused[0].name == "fused", fused
+    return [OpExample(
+        op=fused[0], plain=_example_chain,
+        cases=lambda rng: [((rng.uniform(-2, 2, (3, 4)), rng.uniform(-2, 2, (4,))), {})])]

@@ -100,7 +100,7 @@ def call(fn: str, *args) -> Sym:
     dummies = [_dummy(e) for e in exprs]
     if fn == "where":
         dtype = np.where(*dummies).dtype
-    elif fn == "masked":  # tensor_ops' masked(g, mask): g·mask, made NaN-safe
+    elif fn == "masked":  # ops.tensor's masked(g, mask): g·mask, made NaN-safe
         with np.errstate(all="ignore"):
             dtype = np.asarray(np.multiply(*dummies)).dtype
     else:
@@ -153,7 +153,7 @@ class Sym:
 
     @staticmethod
     def masked_expression(g, mask):
-        """``masked(g, mask)`` (``tensor_ops``) as one step: its NaN check needs values,
+        """``masked(g, mask)`` (``ops.tensor``) as one step: its NaN check needs values,
         so the kernel calls the function itself (relu's, maximum's ... rules)."""
         return call("masked", g, mask)
 

@@ -2,7 +2,7 @@
 
 ``Module`` is the protocol (parameters, train/eval, state_dict, save/load);
 ``minigrad.nn.init`` the weight initialisers; ``minigrad.nn.scope`` the name
-scopes that let renderers draw a layer as one box; ``minigrad.nn.scalar`` the
+scopes that let renderers draw a layer as one box; ``minigrad.nn.neurons`` the
 micrograd-style Neuron/Layer/MLP on the scalar engine.
 """
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import tensor_ops as ops
+from ..ops import tensor as ops
 from .arguments import as_int, constant, lift
 from .numpy_protocol import implements
 from .tensor import Tensor, apply_op

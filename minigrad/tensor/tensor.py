@@ -27,7 +27,6 @@ from collections import namedtuple
 
 import numpy as np
 
-from .. import tensor_ops as ops
 from ..autograd.differentiable import Differentiable
 from ..autograd.outputs import Outputs, record_outputs
 from ..core.node import Node, init_node
@@ -35,6 +34,7 @@ from ..core.op import Op, get_op
 from ..engines.higher_order import building_order
 from ..engines.inplace import mark_modified
 from ..formatting import array_to_string
+from ..ops import tensor as ops
 from .arguments import (
     as_array_result,
     as_int,

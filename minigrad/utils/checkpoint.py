@@ -52,7 +52,7 @@ from ..autograd.outputs import record_outputs
 from ..autograd.saved import set_saved_hooks
 from ..core.modes import grad_enabled, set_recorders
 from ..core.node import Node, init_node, next_id
-from ..core.op import Op
+from ..core.op import OpExample, define_op, op_example
 from ..engines.choose import run_loop
 from ..engines.higher_order import building_order, differentiating
 from ..engines.output_grads import OutputGrads
@@ -71,11 +71,26 @@ def _label(attrs) -> str:
     return f"checkpoint {attrs.get('fn', '?')} ({ops} op{'' if ops == 1 else 's'})"
 
 
-#: the op of a checkpointed block's one node (not in the registry: it has no forward
-#: of its own, only the block it recomputes)
-CHECKPOINT = Op(name="checkpoint", engine="custom", symbol="checkpoint", vjp=_vjp, label=_label,
-                formulas=("the block's own rules, on its recomputed graph",), variadic=True,
-                doc="A checkpointed block: recomputed in backward, then differentiated.")
+#: the op of a checkpointed block's one node (an internal op: it has no forward of its
+#: own, only the block it recomputes; its example for the table tests is below)
+CHECKPOINT = define_op(
+    internal=True, name="checkpoint", engine="custom", symbol="checkpoint", vjp=_vjp,
+    label=_label, formulas=("the block's own rules, on its recomputed graph",), variadic=True,
+    doc="A checkpointed block: recomputed in backward, then differentiated.")
+
+
+def _example_block(x, w):
+    """The example block: ``tanh(x·w)`` summed over the last axis (w broadcast over rows)."""
+    return (x * w).tanh().sum(axis=-1)
+
+
+@op_example("checkpoint")
+def _checkpoint_examples() -> list:
+    """The table tests' inputs for ``CHECKPOINT``: a small block, checkpointed."""
+    return [OpExample(
+        op=CHECKPOINT,
+        cases=lambda rng: [((rng.uniform(-2, 2, (3, 4)), rng.uniform(-1, 1, (4,))), {})],
+        call=lambda x, w: checkpoint(_example_block, x, w), plain=_example_block)]
 
 
 def checkpoint(function, *args, use_reentrant: bool = False, preserve_rng_state: bool = True,

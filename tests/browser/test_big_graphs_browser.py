@@ -13,7 +13,7 @@ import minigrad as mg
 import minigrad.functional as F
 from minigrad import Value, nn
 from minigrad.data import load_digits
-from minigrad.nn.scalar import MLP
+from minigrad.nn.neurons import MLP
 from viz import Stepper
 
 pytestmark = [

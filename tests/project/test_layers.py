@@ -9,8 +9,8 @@ relative imports are resolved to module names.  Imports made with ``importlib``
 * no import cycle between modules;
 * imports point down the layers of DESIGN.md (``LAYERS`` below, bottom first);
 * no private name (``_x``) is imported or used from another module, except from
-  a package's own private helper module (``tensor_ops/_base.py`` for modules
-  inside ``minigrad/tensor_ops``).
+  a package's own private helper module (``ops/tensor/_base.py`` for modules
+  inside ``minigrad/ops/tensor``).
 
 The ``PENDING_*`` allowlists hold today's violations whose fix is in files being
 rewritten elsewhere (the core engines; the viz rework).  They must end empty: a
@@ -35,11 +35,10 @@ LAYERS = [
     ("engines", ["minigrad.engines", "minigrad.engines.*"]),
     ("autograd", ["minigrad.autograd", "minigrad.autograd.*", "minigrad.formatting",
                   "minigrad.files"]),
-    ("ops, Value and Tensor", ["minigrad.random", "minigrad.value", "minigrad.scalar_ops",
-                 "minigrad.tensor", "minigrad.tensor.*",
-                 "minigrad.tensor_ops",
-                 "minigrad.tensor_ops.*", "minigrad.custom_function", "minigrad.memory",
-                 "minigrad.utils", "minigrad.utils.*"]),
+    ("ops", ["minigrad.ops", "minigrad.ops.*"]),  # the op table: below the node classes
+    ("Value and Tensor", ["minigrad.random", "minigrad.value", "minigrad.tensor",
+                          "minigrad.tensor.*", "minigrad.custom_function", "minigrad.memory",
+                          "minigrad.utils", "minigrad.utils.*"]),
     ("functional", ["minigrad.functional", "minigrad.functional.*"]),
     ("nn/optim/data", ["minigrad.nn", "minigrad.nn.*", "minigrad.optim", "minigrad.optim.*",
                        "minigrad.data", "minigrad.data.*"]),
@@ -313,9 +312,9 @@ def test_the_private_rule():
     def check(importer, module, name=None):
         return private_violation(Import(importer, "x.py", 1, module, name))
 
-    assert check("m.tensor_ops.shape", "m.tensor_ops._base", "nd") is None
-    assert check("m.tensor_ops.shape", "m.tensor_ops._base", "_helper") is None
-    assert check("m.tensor", "m.tensor_ops._base") == "m.tensor -> m.tensor_ops._base"
+    assert check("m.ops.tensor.shape", "m.ops.tensor._base", "nd") is None
+    assert check("m.ops.tensor.shape", "m.ops.tensor._base", "_helper") is None
+    assert check("m.tensor", "m.ops.tensor._base") == "m.tensor -> m.ops.tensor._base"
     assert check("m.function", "m.tensor", "_leaf") == "m.function -> m.tensor._leaf"
     assert check("m.function", "m.tensor", "leaf") is None
     assert check("m.function", "m.tensor", "__version__") is None

@@ -90,7 +90,7 @@ def test_decision_boundary_with_a_tensor_model_and_class_scores():
 
 
 def test_decision_boundary_with_a_scalar_mlp_point_by_point():
-    from minigrad.nn.scalar import MLP
+    from minigrad.nn.neurons import MLP
 
     X, y = blobs()
     model = MLP(2, [4, 1], rng=random.Random(0))
@@ -132,7 +132,7 @@ def test_grad_flow_from_named_tensors():
 
 
 def test_grad_flow_of_a_scalar_mlp_per_layer():
-    from minigrad.nn.scalar import MLP
+    from minigrad.nn.neurons import MLP
 
     model = MLP(2, [3, 1], rng=random.Random(1))
     loss = model([Value(1.0), Value(-2.0)]) ** 2

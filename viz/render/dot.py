@@ -17,7 +17,8 @@ graph node                            ``n_<id>``; ``node {leaf|op} {role} {scala
                                       ``highlight`` when highlighted; role is one of
                                       ``param input intermediate output``
 node of a gradient's graph            the same, plus ``order1`` (``order2`` ...): built
-                                      by a ``create_graph`` backward (``viz.render.derivative_orders``);
+                                      by a ``create_graph`` backward
+                                      (``viz.render.derivative_orders``);
                                       ``stub``: of an order ``orders=`` hides
 edge parent → child, input ``slot``   ``e_<child>_<parent>_<slot>``; ``edge data``
                                       (+ ``collapsed`` next to a module box,

@@ -85,7 +85,8 @@ def text(
     ``digits`` decimals (4); ``width`` characters per tensor preview (60); ``preview``
     elements before numpy summarises with ``...`` (6); ``ids`` prefixes each line
     with the node's ``#id``; past ``max_indent`` levels (40) lines stop indenting and
-    say their depth instead; ``orders`` prints some derivative orders only (``viz.render.derivative_orders``).
+    say their depth instead; ``orders`` prints some derivative orders only
+    (``viz.render.derivative_orders``).
     """
     opts = resolve("viz.text", options, dict(
         params=params, scopes=scopes, show_grad=show_grad, show_saved=show_saved,

@@ -137,7 +137,8 @@ def node_card(n, show_attrs: bool, colors: dict, highlighted: bool,
               stacked: bool = False) -> Card:
     """The card of graph node ``n`` (a ``ViewNode``), cells in dot's order; a ``stacked``
     scalar card has one field a row (``viz.render.dot.stacks_fields``), as dot draws it; a node
-    of order >= 1 starts with its mark on a band of its order's colour (``viz.render.derivative_orders``)."""
+    of order >= 1 starts with its mark on a band of its order's colour
+    (``viz.render.derivative_orders``)."""
     fill, border = colors["module" if n.op == "checkpoint" else n.role]  # a collapsed block
     cls = "node " + n.classes
     outline = 0.0

@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 
 import minigrad as mg
-from minigrad import Tensor, Value, tensor_ops
+from minigrad import Tensor, Value
 from minigrad.core.op import Op
 from minigrad.nn import Linear, record_scopes
+from minigrad.ops import tensor as tensor_ops
 
 # An op of one's own for the scalar engine, built the way the registry's are (not
 # registered, so the registry-wide tests do not see it).

@@ -16,8 +16,9 @@ import numpy as np
 import pytest
 
 import minigrad
-from minigrad import Tensor, Value, apply_op, no_grad, tensor_ops
+from minigrad import Tensor, Value, apply_op, no_grad
 from minigrad.core.node import Node, init_node
+from minigrad.ops import tensor as tensor_ops
 
 #: the operators that run the inlined copy, and their ops
 BINARY = {
@@ -45,7 +46,7 @@ def _slots_agree(fast, ref) -> None:
         if slot == "id":
             assert a > 0 and b > 0 and a != b
         elif slot == "grads_fit_inputs":
-            continue  # a shortcut's flag: which nodes get it is tests/tensor's subject
+            continue  # a shortcut's flag: which nodes get it is tests/minigrad/tensor's subject
         elif slot == "parents":
             assert len(a) == len(b) and all(p is q or (p.op is None and q.op is None
                                                         and _same_value(p.data, q.data))
@@ -100,7 +101,7 @@ def test_a_number_operand_is_lifted_the_same_way():
 
 def test_an_op_is_recorded_only_with_grad_mode_on_and_an_input_requiring_grad():
     on, off = Value(1.0), Value(2.0, requires_grad=False)
-    mul = minigrad.scalar_ops.MUL
+    mul = minigrad.ops.scalar.MUL
     for parents, recorded in (((on, off), True), ((off, on), True), ((off, off), False)):
         out = init_node(object.__new__(Value), 2.0, mul, parents, (1.0, 2.0))
         assert (out.op is mul) == recorded and out.requires_grad == recorded
@@ -111,7 +112,7 @@ def test_an_op_is_recorded_only_with_grad_mode_on_and_an_input_requiring_grad():
 
 def test_an_op_not_recorded_gives_a_constant_leaf():
     x = Value(2.0, requires_grad=False)
-    out = init_node(object.__new__(Value), 4.0, minigrad.scalar_ops.MUL, (x, x), (2.0, 2.0),
+    out = init_node(object.__new__(Value), 4.0, minigrad.ops.scalar.MUL, (x, x), (2.0, 2.0),
                     {"k": 1}, True)
     assert out.op is None and out.parents == () and out.saved == () and not out.requires_grad
     assert out.grad is None and out.attrs is None and out.label is None

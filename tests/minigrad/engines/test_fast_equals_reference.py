@@ -23,7 +23,7 @@ import minigrad
 from minigrad import Function, Tensor, Value, apply_op, record
 from minigrad.core.op import registered_ops
 from minigrad.engines import choose
-from tests._helpers import one_output
+from tests._helpers import INTERNAL_EXAMPLES, example_leaves, example_node, one_output
 
 PATHS = ("reference", "fast", "recorded", "ready-queue", "ready-queue recorded")
 OPS = list(registered_ops())
@@ -142,6 +142,27 @@ def test_reference_fast_recorded_and_ready_queue_engines_agree_bit_for_bit(op, d
         for via in ways:
             _agree(_graph(op, inputs, attrs, dtype, via),
                    f"{op.engine}.{op.name} case {k} via {via}")
+
+
+INTERNAL = [(e, dtype) for e in INTERNAL_EXAMPLES
+            for dtype in ((float,) if e.op.engine == "scalar" else (np.float32, np.float64))]
+
+
+@pytest.mark.parametrize("example, dtype", INTERNAL,
+                         ids=[f"{e.name}-{getattr(d, '__name__', d)}" for e, d in INTERNAL])
+def test_the_engines_agree_bit_for_bit_on_the_internal_ops(example, dtype):
+    """The library's own ops (``core/op.py``'s internal ops), through their examples."""
+    if dtype is np.float32 and "float32" in example.skip:
+        pytest.skip(f"{example.name}: {example.skip['float32']}")
+    for k, (inputs, attrs) in enumerate(example.cases(np.random.default_rng(1234))):
+
+        def make(inputs=inputs, attrs=attrs):
+            leaves = example_leaves(example, inputs, dtype)
+            y = example_node(example, *leaves, **attrs)
+            assert y.op is example.op, (y.op, example.op)
+            return leaves, y, (y + y) + y
+
+        _agree(make, f"{example.name} case {k}")
 
 
 class _Scaled(Function):

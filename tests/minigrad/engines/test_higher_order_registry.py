@@ -17,7 +17,7 @@ import minigrad  # noqa: F401  (registers every op)
 from minigrad import Tensor, Value, apply_op
 from minigrad.autograd import NotTwiceDifferentiableError, gradgradcheck, registered_ops
 from minigrad.core.node import next_id
-from tests._helpers import one_output
+from tests._helpers import INTERNAL_EXAMPLES, example_leaves, example_node, one_output
 
 #: (engine, op) pairs whose rules cannot run on graph nodes yet (see the module doc)
 PENDING: set[tuple[str, str]] = set()
@@ -74,6 +74,27 @@ def test_first_order_backward_builds_no_node(op):
     for x in leaves:
         if getattr(x, "requires_grad", False) and x.grad is not None:
             assert isinstance(x.grad, (np.ndarray, float)), type(x.grad)
+
+
+@pytest.mark.parametrize("example", INTERNAL_EXAMPLES, ids=lambda e: e.name)
+def test_gradgradcheck_every_internal_op_example(example):
+    """The library's own ops, through their examples.  A compiled trace or a fused chain
+    runs its backward on raw arrays (``twice_differentiable=False``): a ``create_graph``
+    pass through it must stop with a clear error."""
+    for k, (inputs, attrs) in enumerate(example.cases(np.random.default_rng(1234))[:6]):
+        leaves = example_leaves(example, inputs)
+
+        def fn(*xs, _attrs=attrs):
+            return example_node(example, *xs, **dict(_attrs))
+
+        if not example.op.twice_differentiable:
+            with pytest.raises(NotTwiceDifferentiableError, match=example.op.name):
+                gradgradcheck(fn, *leaves, seed=k)
+            continue
+        try:
+            gradgradcheck(fn, *leaves, atol=1e-5, rtol=1e-3, seed=k)
+        except AssertionError as e:
+            raise AssertionError(f"{example.name} case {k}: {e}") from None
 
 
 def test_a_small_cnn_is_twice_differentiable_end_to_end():

@@ -9,8 +9,8 @@ import pytest
 
 from minigrad import Tensor, nn
 from minigrad.nn import init
-from minigrad.nn.scalar import MLP as ScalarMLP
-from minigrad.nn.scalar import Neuron
+from minigrad.nn.neurons import MLP as ScalarMLP
+from minigrad.nn.neurons import Neuron
 from tests._helpers import param
 
 

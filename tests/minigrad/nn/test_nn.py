@@ -11,7 +11,7 @@ import pytest
 import minigrad
 import minigrad.functional as F
 from minigrad import Tensor, gradcheck, nn
-from minigrad.nn.scalar import MLP as ScalarMLP
+from minigrad.nn.neurons import MLP as ScalarMLP
 
 
 class Net(nn.Module):

@@ -11,7 +11,7 @@ import minigrad.functional as F
 from minigrad import Tensor, Value, apply_op
 from minigrad.autograd import grad
 from minigrad.core.op import get_op
-from minigrad.tensor_ops import ERF
+from minigrad.ops.tensor import ERF
 
 POINTS = [-3.5, -1.2, -0.3, 0.0, 1e-8, 0.7, 2.0, 6.0, math.inf, -math.inf]
 

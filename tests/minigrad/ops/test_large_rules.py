@@ -1,6 +1,6 @@
 """tanh and sigmoid compute their gradient two ways: a few Python calls for small
 arrays and in place in one fresh buffer for large ones (see ``_tanh_grad`` in
-``minigrad/tensor_ops/elementwise.py``).  The registry's gradchecks use small
+``minigrad/ops/tensor/elementwise.py``).  The registry's gradchecks use small
 arrays, so the large path is checked here: same values as the closed form and
 as the small path, dtype kept, and a result that is the op's own buffer (never
 the upstream gradient or the saved output, which the engine and the renderers
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from minigrad import Tensor
-from minigrad.tensor_ops import elementwise
+from minigrad.ops.tensor import elementwise
 
 LARGE = elementwise._LARGE
 ACTIVATIONS = {

@@ -83,7 +83,7 @@ def test_permute_negative_axes_against_torch(shape, axes):
 
 def test_transpose_rule_on_negative_recorded_axes():
     """The rule itself inverts negative axes (a node records the axes as given)."""
-    from minigrad.tensor_ops import TRANSPOSE
+    from minigrad.ops.tensor import TRANSPOSE
 
     g = np.arange(24.0).reshape(4, 2, 3)  # the gradient of x.permute(-1, 0, 1), x (2, 3, 4)
     (rule,) = TRANSPOSE.grads
@@ -196,7 +196,7 @@ def test_pow_zero_exponent_tensor_at_zero_base(dtype):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_pow_base_gradient_unchanged_where_p_is_not_zero(dtype):
     """The p = 0 fix changes no other element: bit-for-bit the old ``g·p·x^(p−1)``."""
-    from minigrad.tensor_ops import POW
+    from minigrad.ops.tensor import POW
 
     rng = np.random.default_rng(4)
     x = rng.uniform(0.1, 3.0, (5, 7)).astype(dtype)
@@ -262,7 +262,7 @@ def test_pow_gradients_still_pass_gradcheck():
 
 
 def test_pow_formula_documents_the_edges():
-    from minigrad.tensor_ops import POW
+    from minigrad.ops.tensor import POW
 
     assert "NaN where x < 0" in POW.formula and "0 where p = 0" in POW.formula
     assert len([p for p in POW.formula.split(",  ")]) == 2  # one part per input (viz)

@@ -51,7 +51,7 @@ def test_rules_scale_with_upstream(op):
 
 
 def test_forward_ieee_edge_cases():
-    ops = minigrad.scalar_ops
+    ops = minigrad.ops.scalar
     assert ops.fdiv(1.0, 0.0) == math.inf and ops.fdiv(-1.0, 0.0) == -math.inf
     assert math.isnan(ops.fdiv(0.0, 0.0))
     assert math.isnan(ops.fpow(-8.0, 1 / 3))

@@ -10,11 +10,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import minigrad.tensor_ops  # noqa: F401  (registers the ops)
+import minigrad.ops.tensor  # noqa: F401  (registers the ops)
 from minigrad import gradcheck
 from minigrad.autograd import registered_ops
 from minigrad.tensor import Tensor, apply_op
-from tests._helpers import one_output
+from tests._helpers import INTERNAL_EXAMPLES, example_leaves, example_node, one_output
 
 try:  # the functional library registers its ops (conv2d, losses ...) in the same table
     import minigrad.functional  # noqa: F401
@@ -80,6 +80,21 @@ def test_float32_in_float32_out(op):
                 assert x.grad is not None and x.grad.dtype == np.float32, (op.name, attrs)
                 assert isinstance(x.grad, np.ndarray)
                 assert x.grad.shape == x.shape
+
+
+@pytest.mark.parametrize("example", INTERNAL_EXAMPLES, ids=lambda e: e.name)
+def test_gradcheck_every_internal_op_example(example):
+    """The library's own ops (``core/op.py``'s internal ops), through their examples."""
+    for k, (inputs, attrs) in enumerate(example.cases(np.random.default_rng(1234))):
+        leaves = example_leaves(example, inputs)
+
+        def fn(*xs, _attrs=attrs):
+            return example_node(example, *xs, **dict(_attrs))
+
+        try:
+            gradcheck(fn, *leaves, eps=1e-6, atol=1e-6, rtol=1e-4, seed=k)
+        except AssertionError as e:
+            raise AssertionError(f"{example.name} case {k}: {e}") from None
 
 
 ELEMENTWISE = [op for op in OPS if op.elementwise]

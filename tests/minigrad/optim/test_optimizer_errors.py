@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from minigrad import Tensor, nn, optim
-from minigrad.nn.scalar import MLP as ScalarMLP
+from minigrad.nn.neurons import MLP as ScalarMLP
 from tests._helpers import param
 
 

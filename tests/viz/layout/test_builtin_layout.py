@@ -22,7 +22,7 @@ import pytest
 import minigrad as mg
 import viz
 from minigrad import Value
-from minigrad.nn.scalar import MLP
+from minigrad.nn.neurons import MLP
 from minigrad.nn.scope import record_scopes, scope
 from tests._graphs import Cube, neuron
 from tests._helpers import ROOT

@@ -13,7 +13,7 @@ import minigrad as mg
 import viz
 from minigrad import Value
 from minigrad.nn import record_scopes
-from minigrad.nn.scalar import MLP
+from minigrad.nn.neurons import MLP
 from tests._graphs import neuron
 from viz.render.direction import TARGET_PT, choose_rankdir, estimate, label_size, ranks
 from viz.render.view import model_param_names

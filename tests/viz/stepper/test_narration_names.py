@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import minigrad
 from minigrad import Value
-from minigrad.autograd.notation import NOTATION
+from minigrad.ops.notation import NOTATION
 from tests._graphs import Cube
 from viz.stepper.frames import Frames
 from viz.stepper.narration import _deriv_text
@@ -77,7 +77,7 @@ def test_a_first_contribution_starts_from_nothing_not_from_zero():
 
 
 def test_prose_rules_keep_their_letters_and_are_quoted_as_the_rule():
-    op = minigrad.tensor_ops.MAXIMUM
+    op = minigrad.ops.tensor.MAXIMUM
     text = _deriv_text(op, 0, 1.0, 2, out="m", inputs=["a", "t"])
     # "½ on a tie": renaming the letter a would change the words
     assert text == ("∂m/∂a = 1.0000 (maximum's rule: ∂/∂a = 1 if a > b, 0 if a < b, "

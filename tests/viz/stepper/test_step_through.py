@@ -521,7 +521,7 @@ def test_the_panel_takes_each_edges_formula_from_the_ops_formulas():
     from minigrad import Tensor
     from viz.stepper.narration import _deriv_text, _slots
 
-    op = minigrad.tensor_ops.MAXIMUM
+    op = minigrad.ops.tensor.MAXIMUM
     names, parts = _slots(op, 2)
     assert names == ["a", "b"] and parts == list(op.formulas)
     assert _deriv_text(op, 1, None, 2).startswith(

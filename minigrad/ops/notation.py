@@ -7,7 +7,7 @@ panel the same formulas.  Each entry gives an op's ``symbol``, its
 edge cases included: the two follow PyTorch's NaN, tie and ``p = 0``
 conventions alike) and whether it is written ``infix``, between its operands.
 
-``scalar_ops`` and ``tensor_ops`` take these fields from here,
+``ops.scalar`` and ``ops.tensor`` take these fields from here,
 ``define_op(**notation("mul"), engine="tensor", ...)``, and a test checks
 that every op registered in both engines is in the table and agrees with it.
 """

@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from ..core.op import define_op
+from ...core.op import define_op
 from ._base import distinct, fmt_axis, masked, nd, uniform
 
 

@@ -16,8 +16,8 @@ import math
 
 import numpy as np
 
-from ..autograd.notation import notation
-from ..core.op import define_op, no_gradient, passthrough
+from ...core.op import define_op, no_gradient, passthrough
+from ..notation import notation
 from ._base import BROADCAST_PAIRS, away_from_zero, masked, nd, uniform
 
 _SQRT1_2 = 1.0 / math.sqrt(2.0)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.op import define_op
+from ...core.op import define_op
 from ._base import nd, uniform
 
 

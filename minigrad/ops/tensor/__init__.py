@@ -1,8 +1,8 @@
 """The tensor engine's op table: every op registered with ``engine="tensor"``.
 
 Each op is one ``define_op`` call; the ops the scalar engine has too take
-their name, symbol and formulas from ``autograd.notation``.  Grouped by kind;
-``from minigrad.tensor_ops import MUL`` gives the registry entry, and
+their name, symbol and formulas from ``ops.notation``.  Grouped by kind;
+``from minigrad.ops.tensor import MUL`` gives the registry entry, and
 ``registered_ops("tensor")`` walks them all.
 """
 

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.outputs import multi_vjp
-from ..core.op import define_op
-from ..engines.output_grads import Outputs
+from ...autograd.outputs import OUTPUT, multi_vjp
+from ...core.op import OpExample, define_op, op_example
+from ...engines.output_grads import Outputs
 from ._base import distinct, uniform
 from .indexing import SCATTER_ADD
 from .shape import CAT, STACK
@@ -169,3 +169,14 @@ TOPK = define_op(
                        ((distinct(rng, (4, 3)),), {"k": 3, "axis": 0, "largest": False}),
                        ((distinct(rng, (6,)),), {"k": 1, "axis": 0}),
                        ((distinct(rng, (2, 3)),), {"k": 0, "axis": 1})])
+
+
+@op_example("output")
+def _output_examples() -> list:
+    """The table tests' inputs for the internal ``OUTPUT`` op: the second piece of a
+    ``split`` (so the first piece's slot is filled with zeros in backward)."""
+    return [OpExample(
+        op=OUTPUT,
+        cases=lambda rng: [((uniform(rng, (3, 4)),), {}), ((uniform(rng, (3,)),), {})],
+        call=lambda x: SPLIT(x, sections=(1, 2), axis=0)[1],
+        plain=lambda x: x.data[1:])]

@@ -1,7 +1,7 @@
 """The scalar engine's op table: one ``define_op`` per op.
 
 The ops the tensor engine has too (all but sin and cos) take their name,
-symbol and formulas from ``autograd.notation``, so both engines write them
+symbol and formulas from ``ops.notation``, so both engines write them
 alike.  Each entry's ``forward(*xs) -> (out, saved)`` works on Python floats; each
 gradient rule ``rule(g, *saved)`` returns ``g · ∂out/∂input``.  Python's float
 arithmetic raises where IEEE 754 (and PyTorch) return ``inf`` or ``nan``
@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import math
 
-from .autograd.notation import notation
-from .core.op import define_op, passthrough
+from ..core.op import define_op, passthrough
+from .notation import notation
 
 INF = math.inf
 NAN = math.nan
