@@ -128,7 +128,7 @@ def numpy_step_fn():
 
 
 def minigrad_step_fn():
-    import minigrad.functional as F
+    import minigrad.nn.functional as F
     from minigrad import Tensor, nn, optim
 
     model = nn.Sequential(nn.Conv2d(C, O, K), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),

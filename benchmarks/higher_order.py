@@ -77,7 +77,7 @@ def directions(seed=3):
 # --- the implementations: each returns step(x, y) -> Hv · v (or the loss), a float ------------
 def minigrad_fns():
     """``(hvp, first)`` step functions on one model, and the model's parameters."""
-    import minigrad.functional as F
+    import minigrad.nn.functional as F
     from minigrad import Tensor, nn
     from minigrad.autograd import grad
 

@@ -169,7 +169,7 @@ def _fused_mlp():
     an SGD optimiser, and the loss as a function of (x, y)."""
     from mlp import LR, init_weights
 
-    import minigrad.functional as F
+    import minigrad.nn.functional as F
     from minigrad import nn, optim
 
     model = nn.Sequential(nn.Linear(784, 256, activation="relu"),

@@ -53,7 +53,7 @@ def live_tensors() -> int:
 def build(model_kind):
     import numpy as np
 
-    import minigrad.functional as F
+    import minigrad.nn.functional as F
     from minigrad import Tensor, nn, optim
 
     rng = np.random.default_rng(0)

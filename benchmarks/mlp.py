@@ -174,7 +174,7 @@ def rules_step_fn():
 
 
 def minigrad_step_fn():
-    import minigrad.functional as F
+    import minigrad.nn.functional as F
     from minigrad import Tensor, nn, optim
 
     model = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 128), nn.ReLU(),

@@ -4,10 +4,20 @@ Two engines share one graph record and one backward engine: ``Value`` (a float
 per node, for seeing every step) and ``Tensor`` (numpy arrays, for training).
 """
 
+import sys as _sys
+
 # The sub-packages, importable as attributes like torch.nn / torch.optim; importing
-# functional here also registers its ops, so the registry is complete after
-# ``import minigrad`` (the registry-wide gradient test relies on that).
-from . import data, func, functional, jit, nn, optim, utils
+# nn (and so nn.functional) here also registers its ops, so the registry is complete
+# after ``import minigrad`` (the registry-wide gradient test relies on that).
+from . import data, func, jit, nn, optim, utils
+from .nn import functional
+
+# ``F`` is ``minigrad.nn.functional``, where PyTorch keeps it (``torch.nn.functional``).
+# Earlier lessons said ``import minigrad.functional as F``; that name is the same
+# module, so a student's saved notebook keeps working.
+for _name, _module in list(_sys.modules.items()):  # (its modules too: ...functional.conv)
+    if _name == functional.__name__ or _name.startswith(functional.__name__ + "."):
+        _sys.modules[__name__ + ".functional" + _name[len(functional.__name__):]] = _module
 from .autograd import (
     AnomalyError,
     GradcheckError,

@@ -247,7 +247,7 @@ def _as_input(x):
 
 
 def _default_loss():
-    from .functional import cross_entropy
+    from .nn.functional import cross_entropy
 
     return cross_entropy
 

@@ -4,7 +4,7 @@ with shared saves, views and released nodes; evaluation that must record no grap
 import numpy as np
 
 import minigrad
-import minigrad.functional as F
+import minigrad.nn.functional as F
 from minigrad import Tensor
 
 from ._support import call, expect_close, fail, fmt, fmt_typed, is_number, rng_for, type_name

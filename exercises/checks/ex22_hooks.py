@@ -4,7 +4,7 @@ plain gradients clipped by hand, with a stale .grad and removable handles."""
 
 import numpy as np
 
-import minigrad.functional as F
+import minigrad.nn.functional as F
 from minigrad import Tensor, graph_memory
 from minigrad.autograd import saved_tensors_hooks
 

@@ -45,10 +45,10 @@ import numpy as np
 from ..core.accumulate import unbroadcast
 from ..core.node import init_node
 from ..core.op import OpExample, internal_op, op_example, passthrough
-from ..functional.conv import CONV2D
-from ..functional.fused import BATCH_NORM2D_RELU, CONV2D_RELU, LINEAR_RELU
-from ..functional.linear import LINEAR
-from ..functional.norm import BATCH_NORM
+from ..nn.functional.conv import CONV2D
+from ..nn.functional.fused import BATCH_NORM2D_RELU, CONV2D_RELU, LINEAR_RELU
+from ..nn.functional.linear import LINEAR
+from ..nn.functional.norm import BATCH_NORM
 from ..ops.tensor import RELU
 from ..tensor import Tensor
 from ..tensor.arguments import as_array_result, prepare_dtypes

@@ -1,4 +1,4 @@
-"""Layers, containers and losses with PyTorch's names, built on ``minigrad.functional``.
+"""Layers, containers and losses with PyTorch's names, built on ``minigrad.nn.functional``.
 
 ``Module`` is the protocol (parameters, train/eval, state_dict, save/load);
 ``minigrad.nn.init`` the weight initialisers; ``minigrad.nn.scope`` the name

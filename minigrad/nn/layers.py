@@ -1,4 +1,4 @@
-"""The standard layers, each a thin ``Module`` around one ``minigrad.functional`` op.
+"""The standard layers, each a thin ``Module`` around one ``minigrad.nn.functional`` op.
 
 Layers with weights take ``rng=`` (a numpy Generator) or ``seed=`` (an int) so
 that a model is reproducible; with neither they draw from minigrad's default
@@ -13,10 +13,10 @@ import numbers
 
 import numpy as np
 
-from .. import functional as F
 from ..core.node import Node
-from ..functional import fused, pair
+from . import functional as F
 from . import init
+from .functional import fused, pair
 from .module import Module
 from .parameter import Parameter
 

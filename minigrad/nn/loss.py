@@ -1,12 +1,12 @@
 """Loss modules: ``loss_fn = CrossEntropyLoss(); loss = loss_fn(logits, targets)``.
 
 Each is a parameter-free ``Module`` around the fused op in
-``minigrad.functional.losses`` (see there for the math and its stability).
+``minigrad.nn.functional.losses`` (see there for the math and its stability).
 """
 
 from __future__ import annotations
 
-from .. import functional as F
+from . import functional as F
 from .module import Module
 
 __all__ = ["MSELoss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss"]

@@ -12,7 +12,7 @@ the entries themselves are here:
                    ``multi`` (ops with several outputs), and ``_base`` (their shared helpers).
 
 The functional library registers its larger ops (``conv2d``, the losses, the fused
-activations) in the same table from ``minigrad/functional``; the library's own
+activations) in the same table from ``minigrad/nn/functional``; the library's own
 bookkeeping ops (unpacked saved values, multi-output slots, forward mode's dual
 and primal, compiled traces, fused kernels, checkpoint blocks) are *internal* ops,
 declared in ``core/op.py``'s internal table next to the code that makes them.

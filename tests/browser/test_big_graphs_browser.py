@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import minigrad as mg
-import minigrad.functional as F
+import minigrad.nn.functional as F
 from minigrad import Value, nn
 from minigrad.data import load_digits
 from minigrad.nn.neurons import MLP

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import minigrad
-import minigrad.functional as F
+import minigrad.nn.functional as F
 from minigrad import nn
 from minigrad.data import DataLoader
 

@@ -100,7 +100,7 @@ def test_gradgradcheck_every_internal_op_example(example):
 def test_a_small_cnn_is_twice_differentiable_end_to_end():
     """The ops that were pending last, composed as in a CNN: conv2d (padded), GELU,
     max-pooling (overlapping windows), a linear layer."""
-    import minigrad.functional as F
+    import minigrad.nn.functional as F
 
     rng = np.random.default_rng(5)
     x, w, b = (Tensor(rng.uniform(-1, 1, s), requires_grad=True)

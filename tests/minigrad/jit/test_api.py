@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pytest
 
-import minigrad.functional as F
+import minigrad.nn.functional as F
 from minigrad import Tensor, jit, nn, no_grad, optim
 from minigrad.autograd import grad
 from minigrad.engines.higher_order import NotTwiceDifferentiableError

@@ -20,8 +20,8 @@ import pytest
 
 from minigrad import Tensor, apply_op, jit
 from minigrad.engines import choose
-from minigrad.functional.fused import BATCH_NORM2D_RELU, CONV2D_RELU, LINEAR_RELU
 from minigrad.jit.passes import op_kernel
+from minigrad.nn.functional.fused import BATCH_NORM2D_RELU, CONV2D_RELU, LINEAR_RELU
 from tests.minigrad.jit.test_fusion_registry import SHAPES, random_chain
 
 W = np.random.default_rng(5).standard_normal((4, 3))
@@ -153,7 +153,7 @@ def test_an_op_runs_directly_unless_apply_op_would_cast_its_inputs_first():
     """The generated forward calls an op's forward itself, and goes through ``run_eqn``
     only where ``apply_op`` would first cast an input (a 0-d float64 meeting float32);
     either way the value and the gradients are eager minigrad's, bit for bit."""
-    import minigrad.functional as F
+    import minigrad.nn.functional as F
 
     rng = np.random.default_rng(1)
     logits, targets = rng.standard_normal((6, 4)).astype(np.float32), rng.integers(0, 4, 6)

@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import pytest
 
-import minigrad.functional as F
+import minigrad.nn.functional as F
 from minigrad import Tensor, jit, nn, optim
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import minigrad
-import minigrad.functional as F
+import minigrad.nn.functional as F
 from minigrad import Tensor, gradcheck, nn
 from minigrad.nn.neurons import MLP as ScalarMLP
 

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-import minigrad.functional as F
+import minigrad.nn.functional as F
 from minigrad import Tensor, Value, apply_op
 from minigrad.autograd import grad
 from minigrad.core.op import get_op

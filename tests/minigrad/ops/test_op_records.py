@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import minigrad  # noqa: F401  (registers the scalar and tensor ops)
-import minigrad.functional  # noqa: F401  (and the functional ones)
+import minigrad.nn.functional  # noqa: F401  (and the functional ones)
 from minigrad.core.op import define_op, get_op, passthrough, registered_ops
 
 OPS = list(registered_ops())

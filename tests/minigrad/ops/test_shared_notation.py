@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 import minigrad  # noqa: F401  (registers the scalar and tensor ops)
-import minigrad.functional  # noqa: F401  (and the functional ones)
+import minigrad.nn.functional  # noqa: F401  (and the functional ones)
 from minigrad.core.op import get_op, registered_ops
 from minigrad.ops.notation import NOTATION, notation
 

@@ -97,7 +97,7 @@ def test_reductions_clip_and_max_pool_give_zero_off_the_chosen_elements_for_inf(
     same(g, [0.0, inf])
     (g,) = grads(lambda x: x.clip(-1, 1), [[-3.0, 0.5, 3.0]], [inf, inf, inf])
     same(g, [0.0, inf, 0.0])
-    import minigrad.functional as F
+    import minigrad.nn.functional as F
 
     x = np.arange(16.0).reshape(1, 1, 4, 4)
     (g,) = grads(lambda t: F.max_pool2d(t, 2), [x], np.full((1, 1, 2, 2), inf))
@@ -107,7 +107,7 @@ def test_reductions_clip_and_max_pool_give_zero_off_the_chosen_elements_for_inf(
 
 
 def test_max_pool_passes_the_gradient_to_a_nan_in_its_window():
-    import minigrad.functional as F
+    import minigrad.nn.functional as F
 
     x = np.arange(16.0).reshape(1, 1, 4, 4)
     x[0, 0, 0, 0] = nan

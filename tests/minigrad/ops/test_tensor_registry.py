@@ -17,7 +17,7 @@ from minigrad.tensor import Tensor, apply_op
 from tests._helpers import INTERNAL_EXAMPLES, example_leaves, example_node, one_output
 
 try:  # the functional library registers its ops (conv2d, losses ...) in the same table
-    import minigrad.functional  # noqa: F401
+    import minigrad.nn.functional  # noqa: F401
 except ImportError:  # pragma: no cover - only while that package is being written
     pass
 

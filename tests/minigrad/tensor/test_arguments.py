@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import minigrad
-import minigrad.functional as F
+import minigrad.nn.functional as F
 from minigrad import Tensor
 
 

@@ -61,7 +61,7 @@ def test_the_random_stream_after_backward_is_as_without_checkpointing():
         model, x = _mlp(), _input()
 
         def block(t):  # draws from the default generator too
-            return minigrad.functional.dropout(model(t), 0.5)
+            return minigrad.nn.functional.dropout(model(t), 0.5)
 
         (checkpoint(block, x) if checkpointed else block(x)).sum().backward()
         return _grads(model), minigrad.randn(3).data

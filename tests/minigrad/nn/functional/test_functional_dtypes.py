@@ -1,4 +1,4 @@
-"""minigrad.functional follows the Tensor dtype policy (PyTorch's): float32 stays float32 and
+"""minigrad.nn.functional follows the Tensor dtype policy (PyTorch's): float32 stays float32 and
 float64 stays float64 through every op and gradient; an int or bool input is a constant cast
 to the floating operands' dtype, float32 when none is floating.  Integer class targets stay
 indices.  Values are checked against float64 numpy computations on the same data."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import minigrad.functional as F
+import minigrad.nn.functional as F
 from minigrad import Tensor
 from tests._helpers import leaf as param
 

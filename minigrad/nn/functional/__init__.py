@@ -1,4 +1,4 @@
-"""``minigrad.functional`` (import as ``F``): the neural-network ops, PyTorch's names.
+"""``minigrad.nn.functional`` (import as ``F``): the neural-network ops, PyTorch's names.
 
 Each function checks its arguments (errors name the shapes), then runs one
 registry op through ``apply_op``, so every layer is one node with a symbol, a
@@ -26,9 +26,9 @@ import numbers
 
 import numpy as np
 
-from ..random import get_rng
-from ..tensor import apply_op
-from ..tensor.arguments import as_number, shape_arg
+from ...random import get_rng
+from ...tensor import apply_op
+from ...tensor.arguments import as_number, shape_arg
 from . import conv as _conv
 from . import linear as _linear
 from . import losses as _losses

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import minigrad.functional as F
+import minigrad.nn.functional as F
 from minigrad import Tensor
-from minigrad.functional import fused
+from minigrad.nn.functional import fused
 
 
 def _t(rng, shape, dtype=np.float32):

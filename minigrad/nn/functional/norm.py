@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.op import define_op
+from ...core.op import define_op
 
 __all__ = ["BATCH_NORM", "BATCH_NORM_EVAL", "LAYER_NORM", "channel_axes"]
 

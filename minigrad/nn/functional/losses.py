@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.op import define_op, no_gradient
-from ..ops.tensor import SCATTER_ADD, nd
+from ...core.op import define_op, no_gradient
+from ...ops.tensor import SCATTER_ADD, nd
 
 __all__ = ["CROSS_ENTROPY", "NLL_LOSS", "MSE_LOSS", "BCE", "BCE_WITH_LOGITS",
            "check_class_targets"]

@@ -6,8 +6,8 @@ import numbers
 
 import numpy as np
 
-from ..core.node import Node
-from ..tensor import Tensor
+from ...core.node import Node
+from ...tensor import Tensor
 
 __all__ = ["pair", "as_array", "shape_error", "data_of", "as_tensor",
            "float_inputs", "is_parameter", "constant_like"]

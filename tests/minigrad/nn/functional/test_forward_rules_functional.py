@@ -11,9 +11,8 @@ import pytest
 import minigrad  # noqa: F401  (registers every op)
 from minigrad.autograd import get_op
 from minigrad.autograd.tangents import output_tangent
-from minigrad.functional.linear import dropout_mask
-
-from .forward_checks import backward_products, check_forward_rule, random_tangents
+from minigrad.nn.functional.linear import dropout_mask
+from tests.minigrad.ops.forward_checks import backward_products, check_forward_rule, random_tangents
 
 MINE = ("im2col", "col2im", "conv2d", "conv2d_no_bias", "max_pool2d", "avg_pool2d", "linear",
         "linear_no_bias", "dropout", "cross_entropy", "nll_loss", "mse_loss",

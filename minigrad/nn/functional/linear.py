@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.op import define_op
+from ...core.op import define_op
 
 __all__ = ["LINEAR", "LINEAR_NO_BIAS", "DROPOUT", "dropout_mask"]
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import minigrad.functional as F
+import minigrad.nn.functional as F
 from minigrad import Tensor
 from minigrad.autograd import grad
-from minigrad.functional.im2col import COL2IM, IM2COL, conv_output_size
+from minigrad.nn.functional.im2col import COL2IM, IM2COL, conv_output_size
 
 GEOMETRIES = [  # (N, C, H, W), kernel, stride: overlapping, apart, uneven, 1x1
     ((2, 3, 6, 5), (3, 3), (1, 1)),
@@ -104,7 +104,7 @@ def test_conv2ds_input_gradient_is_recorded_as_col2im():
 
 def test_the_lesson_10_helper_keeps_its_signature():
     """``conv.im2col(xp, kh, kw, stride, out_hw)`` is what lesson 10 calls."""
-    from minigrad.functional.conv import im2col
+    from minigrad.nn.functional.conv import im2col
 
     xp = np.arange(2 * 3 * 5 * 5, dtype=np.float64).reshape(2, 3, 5, 5)
     cols = im2col(xp, 3, 3, (1, 1), (3, 3))

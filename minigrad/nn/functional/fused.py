@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.op import define_op
-from ..ops.tensor import RELU
-from ..tensor import apply_op
+from ...core.op import define_op
+from ...ops.tensor import RELU
+from ...tensor import apply_op
 from ._util import float_inputs
 from .conv import CONV2D, check_conv_args
 from .linear import LINEAR

@@ -36,8 +36,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.op import define_op
-from ..ops.tensor import PAD, SCATTER_ADD
+from ...core.op import define_op
+from ...ops.tensor import PAD, SCATTER_ADD
 from ._util import data_of, pair
 from .im2col import COL2IM, IM2COL, conv_output_size, window_offsets
 

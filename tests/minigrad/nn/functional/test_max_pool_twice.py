@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import minigrad.functional as F
+import minigrad.nn.functional as F
 from minigrad import Tensor
 from minigrad.autograd import grad
-from minigrad.functional.conv import MAX_POOL2D
+from minigrad.nn.functional.conv import MAX_POOL2D
 
 
 def _distinct(shape, seed=0):

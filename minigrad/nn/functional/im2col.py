@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from ..core.op import define_op
+from ...core.op import define_op
 
 __all__ = ["IM2COL", "COL2IM", "conv_output_size", "window_offsets"]
 

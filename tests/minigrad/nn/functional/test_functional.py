@@ -1,4 +1,4 @@
-"""minigrad.functional: gradients (float64 gradcheck of every fused op), values against
+"""minigrad.nn.functional: gradients (float64 gradcheck of every fused op), values against
 naive numpy loops, numerical stability, argument errors."""
 
 from __future__ import annotations
@@ -6,13 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import minigrad.functional as F
+import minigrad.nn.functional as F
 from minigrad import Tensor, gradcheck, no_grad
 from minigrad.autograd import registered_ops
 from minigrad.tensor import apply_op
 
 FUNCTIONAL_OPS = [op for op in registered_ops("tensor")
-                  if op.forward.__module__.startswith("minigrad.functional")]
+                  if op.forward.__module__.startswith("minigrad.nn.functional")]
 EXPECTED = {"conv2d", "conv2d_no_bias", "max_pool2d", "avg_pool2d", "cross_entropy", "nll_loss",
             "mse_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "batch_norm",
             "batch_norm_eval", "layer_norm", "linear", "linear_no_bias", "dropout"}
