@@ -11,13 +11,6 @@ import sys as _sys
 # after ``import minigrad`` (the registry-wide gradient test relies on that).
 from . import data, func, jit, nn, optim, utils
 from .nn import functional
-
-# ``F`` is ``minigrad.nn.functional``, where PyTorch keeps it (``torch.nn.functional``).
-# Earlier lessons said ``import minigrad.functional as F``; that name is the same
-# module, so a student's saved notebook keeps working.
-for _name, _module in list(_sys.modules.items()):  # (its modules too: ...functional.conv)
-    if _name == functional.__name__ or _name.startswith(functional.__name__ + "."):
-        _sys.modules[__name__ + ".functional" + _name[len(functional.__name__):]] = _module
 from .autograd import (
     AnomalyError,
     GradcheckError,
@@ -61,6 +54,13 @@ from .tensor.creation import (
 )
 from .utils.checkpoint import checkpoint, checkpoint_sequential
 from .value import Value
+
+# ``F`` is ``minigrad.nn.functional``, where PyTorch keeps it (``torch.nn.functional``).
+# Earlier lessons said ``import minigrad.functional as F``; that name is the same
+# module, so a student's saved notebook keeps working.
+for _name, _module in list(_sys.modules.items()):  # (its modules too: ...functional.conv)
+    if _name == functional.__name__ or _name.startswith(functional.__name__ + "."):
+        _sys.modules[__name__ + ".functional" + _name[len(functional.__name__):]] = _module
 
 __version__ = "0.1.0"
 
