@@ -10,7 +10,6 @@ import sys as _sys
 # nn (and so nn.functional) here also registers its ops, so the registry is complete
 # after ``import minigrad`` (the registry-wide gradient test relies on that).
 from . import data, func, jit, nn, optim, utils
-from .nn import functional
 from .autograd import (
     AnomalyError,
     GradcheckError,
@@ -27,6 +26,7 @@ from .autograd import (
 )
 from .custom_function import Function, once_differentiable
 from .memory import GraphMemory, graph_memory
+from .nn import functional
 from .random import manual_seed
 from .tensor import Tensor, apply_op
 from .tensor.combining import (
