@@ -20,7 +20,7 @@ from functools import partial
 import numpy as np
 
 from ..core.node import next_id
-from .switches import SWITCHES, stamp_inplace_change
+from .switches import stamp_inplace_change
 
 __all__ = ["mark_modified", "changed_since", "check_unmodified"]
 
@@ -69,8 +69,8 @@ def check_unmodified(order) -> None:
     changed saved input is refused even if only the gradient that does not use
     it is needed.  PyTorch saves per requested gradient and refuses a bit less.
     """
-    if SWITCHES.latest_inplace_change <= order[0].id:  # nothing changed since the graph began
-        return  # (backward makes the same test before calling: one comparison a pass)
+    # (``choose.run_backward`` calls this only when the latest in-place change is newer
+    # than the graph's oldest node: one comparison a pass, made there)
     changed = changed_since(order[0].id)
     if not changed:
         return
