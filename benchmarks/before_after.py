@@ -35,8 +35,8 @@ script says so at the end when the measured files changed), and HEAD cannot.
 The rows and their targets (issue #27: "no speed lost"): the scalar step <= 2.0x
 the lean floor with Python's cyclic collector on and <= 1.3x with it off; the MLP
 step <= 1.10x hand-written numpy at 1 and at 2 BLAS threads; the tiny chains
-<= 2.5x numpy.  ``--quick`` uses small sizes (about two minutes with three
-repeats, a third of that with one); without it three repeats take a few minutes.
+<= 2.5x numpy.  ``--quick`` uses small sizes (a minute with three repeats, 20 s
+with one); without it three repeats take about five minutes.
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ MEASURED = ("minigrad", "benchmarks/_common.py", "benchmarks/_lean_scalar.py",
 
 # sizes: (scalar steps, MLP paired samples -> max(60, n // 1000) blocks of 5 steps,
 #         MLP 2-thread samples -> n // 128 steps, tiny-chain paired blocks of 10 calls)
-SIZES = {"full": (16, 120_000, 12_800, 150), "quick": (4, 1_280, 3_840, 40)}
+SIZES = {"full": (30, 150_000, 25_600, 200), "quick": (4, 1_280, 3_840, 40)}
 
 
 class Refused(Exception):
