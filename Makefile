@@ -8,6 +8,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.minigrad-installed
+TEST_STAMP := $(VENV)/.minigrad-test-extras
 PYTEST := $(PY) -m pytest
 TIER := scripts/tier.sh
 WORKSPACE ?= workspace
@@ -28,6 +29,12 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP) system-deps ## create .venv with the kit and its dev/lab extras (idempotent)
 
+# the test tiers also want the optional extras: PyTorch (the oracle tests; its CPU build)
+# and numexpr (jit's second backend); students' `make lab` does not install them
+$(TEST_STAMP): $(STAMP)
+	$(PY) -m pip install --quiet -e ".[dev,jit,torch]"
+	@touch $(TEST_STAMP)
+
 system-deps: ## install Debian graphviz (dot) when missing and we are root or have sudo
 	@scripts/system_deps.sh graphviz || echo "note: going on without graphviz: graphs are drawn by the built-in layout"
 
@@ -43,7 +50,7 @@ lab: setup ## open your own copy of the lessons (workspace/, made on first run, 
 		--ContentsManager.pre_save_hook=scripts.lab_save.drop_orphan_widget_views \
 		$(LAB_ARGS) $$( [ "$$(id -u)" = 0 ] && echo --allow-root )
 
-test: setup ## run every test tier: unit, exercises (reference solutions), notebooks (nbval), browser
+test: setup $(TEST_STAMP) ## run every test tier (installs the torch and jit extras): unit, exercises, notebooks (nbval), browser
 	@scripts/system_deps.sh chromium || true
 	@$(TIER) --reset
 	@$(TIER) unit      $(PYTEST) tests -m "not browser" -q
