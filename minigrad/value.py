@@ -12,7 +12,8 @@ from __future__ import annotations
 import numbers
 
 from .autograd.differentiable import Differentiable
-from .core.node import Node, init_node
+from .core.modes import COUNTS
+from .core.node import Node, init_node, next_id
 from .engines.higher_order import building_order
 from .formatting import format_number
 from .ops import scalar as ops
@@ -23,17 +24,36 @@ _new = object.__new__
 
 
 # ``a * b``, ``v.tanh()`` ...: each operator is its registry op, bound in a closure.
-# It runs the op's forward on the floats and lets ``init_node`` decide whether the
-# result is recorded (a node) or a constant.  A float's gradient is a float, so its
-# rules' results always fit their input (``grads_fit_inputs=True``).  (Closures, not
-# ``def __mul__(self, other): return self._binary(MUL, other)``: each Python call is
-# a visible share of a scalar op's cost, see benchmarks/scalar.py.)
+# It runs the op's forward on the floats and makes the result's node.  In the usual
+# case (some input requires grad, grad mode is on everywhere, nobody watches:
+# ``COUNTS.detours`` is zero) it writes ``init_node``'s slots itself; in every other
+# case ``init_node`` decides whether the result is recorded (a node) or a constant.
+# ``tests/minigrad/core/test_node.py`` compares the two, slot by slot, for every
+# operator.  (Why: each Python call is a visible share of a scalar op's cost; the
+# written-out slots take ``a * b`` from about 420 to 350 ns, see benchmarks/scalar.py.
+# Closures rather than ``def __mul__(self, other): return self._binary(MUL, other)``
+# for the same reason.)  A float's gradient is a float, so its rules' results always
+# fit their input (``grads_fit_inputs=True``).
 def _unary_method(op, name: str):
     forward = op.forward
 
     def method(x):
         out, saved = forward(x.data)
-        return init_node(_new(Value), out, op, (x,), saved, None, True)
+        if COUNTS.detours or not x.requires_grad:  # the constructor decides, its way
+            return init_node(_new(Value), out, op, (x,), saved, None, True)
+        node = _new(Value)  # recorded: init_node's slots, written out
+        node.data = out
+        node.grad = None
+        node.requires_grad = True
+        node.op = op
+        node.parents = (x,)
+        node.saved = saved
+        node.attrs = None
+        node.id = next_id()
+        node.label = None
+        node.origin = None
+        node.grads_fit_inputs = True
+        return node
 
     method.__name__, method.__qualname__ = name, f"Value.{name}"
     method.__doc__ = f"``{op.name}`` of this value (op '{op.name}': {op.formula})."
@@ -47,7 +67,21 @@ def _binary_method(op, name: str, reflected: bool = False, doc: str | None = Non
         if type(other) is not Value:
             other = _constant(other, op)
         out, saved = forward(self.data, other.data)
-        return init_node(_new(Value), out, op, (self, other), saved, None, True)
+        if COUNTS.detours or not (self.requires_grad or other.requires_grad):
+            return init_node(_new(Value), out, op, (self, other), saved, None, True)
+        node = _new(Value)  # recorded: init_node's slots, written out
+        node.data = out
+        node.grad = None
+        node.requires_grad = True
+        node.op = op
+        node.parents = (self, other)
+        node.saved = saved
+        node.attrs = None
+        node.id = next_id()
+        node.label = None
+        node.origin = None
+        node.grads_fit_inputs = True
+        return node
 
     def reflected_method(self, other):  # ``2 * v`` runs ``v.__rmul__(2)``: the op is ``2 × v``
         if type(other) is not Value:

@@ -2,10 +2,10 @@
 
 ``node.init_node`` assigns the slots and, for an op's result, decides whether the
 op is recorded at all; both engines, ``apply_op`` and custom Functions use it.
-``Tensor``'s operators keep one inlined copy of it for speed
-(``minigrad/tensor/operators.py``); here it is compared, slot by slot, with the
-constructor's result for every elementwise operator and every combination of
-``requires_grad`` and grad mode.
+``Tensor``'s operators (``minigrad/tensor/operators.py``) and ``Value``'s
+(``minigrad/value.py``) keep an inlined copy of it for speed; here each is compared,
+slot by slot, with the constructor's result for every operator and every combination
+of ``requires_grad`` and grad mode.
 """
 
 from __future__ import annotations
@@ -131,3 +131,45 @@ def test_a_parameter_times_a_tensor_is_a_plain_tensor():
     w = minigrad.nn.Parameter(np.ones(3, dtype=np.float32))
     assert type(w * 2.0) is Tensor and type(w.tanh()) is Tensor and type(w.sum()) is Tensor
     assert w.engine_class is Tensor and Value.engine_class is Value
+
+
+#: ``Value``'s operators and methods that run the inlined copy, with their scalar ops
+SCALAR_BINARY = {"add": operator.add, "sub": operator.sub, "mul": operator.mul,
+                 "div": operator.truediv, "pow": operator.pow,
+                 "maximum": Value.maximum, "minimum": Value.minimum}
+SCALAR_UNARY = {"neg": operator.neg, "abs": abs, **{
+    name: operator.methodcaller(name)
+    for name in ("exp", "log", "sqrt", "tanh", "sigmoid", "relu", "gelu", "erf", "sin", "cos")}}
+
+
+@pytest.mark.parametrize("name", sorted(SCALAR_BINARY))
+@pytest.mark.parametrize("needs", [(True, True), (True, False), (False, True), (False, False)])
+@pytest.mark.parametrize("grad_mode", [True, False])
+@pytest.mark.parametrize("reflected", [False, True])
+def test_a_value_operator_makes_the_constructors_node(name, needs, grad_mode, reflected):
+    op = minigrad.core.op.get_op(name, "scalar")
+    a, b = Value(1.5, requires_grad=needs[0]), Value(0.75, requires_grad=needs[1])
+    with minigrad.set_grad_enabled(grad_mode):
+        if reflected:  # ``2.5 * b`` runs b's reflected method: a number on the left
+            fast = SCALAR_BINARY[name](2.5, b) if name not in ("maximum", "minimum") else None
+            ref = minigrad.value.apply_scalar_op(op, 2.5, b)
+        else:
+            fast = SCALAR_BINARY[name](a, b)
+            ref = minigrad.value.apply_scalar_op(op, a, b)
+    if fast is None:
+        return  # (maximum and minimum are methods: a number has none to call)
+    _slots_agree(fast, ref)
+    assert (fast.op is op) == (grad_mode and (needs[1] if reflected else any(needs)))
+
+
+@pytest.mark.parametrize("name", sorted(SCALAR_UNARY))
+@pytest.mark.parametrize("needs", [True, False])
+@pytest.mark.parametrize("grad_mode", [True, False])
+def test_a_value_method_makes_the_constructors_node(name, needs, grad_mode):
+    op = minigrad.core.op.get_op(name, "scalar")
+    x = Value(0.8, requires_grad=needs)
+    with minigrad.set_grad_enabled(grad_mode):
+        fast = SCALAR_UNARY[name](x)
+        ref = minigrad.value.apply_scalar_op(op, x)
+    _slots_agree(fast, ref)
+    assert (fast.op is op) == (grad_mode and needs)
