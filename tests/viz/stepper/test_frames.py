@@ -1,9 +1,8 @@
-"""The step-through frames, the state object and the widgets, driven without a kernel."""
+"""``Frames``: the tape turned into steps (classes per element, gradients held, panel text)."""
 
 from __future__ import annotations
 
 import random
-import re
 import shutil
 
 import numpy as np
@@ -13,7 +12,6 @@ import minigrad
 from minigrad import Value
 from tests._graphs import Cube
 from tests._helpers import FAKE_SVG
-from viz.stepper.cursor import StepperState
 from viz.stepper.frames import Frames, fmt_num, fmt_value, node_name
 from viz.stepper.stepper import step_through
 
@@ -305,186 +303,7 @@ def test_custom_function_on_values():
         "— → 13.5000")
 
 
-# --- the state object ---------------------------------------------------------------
-
-
-def test_state_cursor_clamps_and_notifies():
-    tape, _, _ = record_scalar(lambda a, b: a * b, 2.0, 3.0)
-    st = StepperState(Frames(tape, "both"))
-    seen = []
-    st.observe(seen.append)
-    assert st.step == 0 and st.prev() == 0 and seen == []
-    st.next()
-    st.next()
-    assert st.step == 2 and seen == [1, 2]
-    st.last()
-    assert st.at_end and st.step == len(st) - 1
-    assert st.goto(10_000) == len(st) - 1 and seen[-1] == len(st) - 1
-    st.first()
-    assert st.step == 0
-    st.step = 3
-    assert st.panel.startswith(f"step 4 / {len(st)} · Forward · create #")
-    assert st.classes == st.frames.classes(3)
-
-
-# --- the Stepper and its widgets -------------------------------------------------------
-
-
-def test_stepper_repr_is_deterministic_and_bundle_is_nbval_friendly():
-    s = step_through(lambda a, b: a * b + a, 2.0, 3.0, svg=FAKE_SVG)
-    assert repr(s) == "<Stepper both: 15 steps (6 forward, 9 backward), 4 nodes, 4 edges>"
-    bundle = s._repr_mimebundle_()
-    assert bundle["text/plain"] == repr(s)
-    assert set(bundle) == {"text/plain", "text/html", "application/vnd.jupyter.widget-view+json"}
-    assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == s.widget.box.model_id
-    static = step_through(lambda a: a * 2, 1.0, svg=FAKE_SVG, static=True)._repr_mimebundle_()
-    assert 'class="mg-stepper mg-player"' in static["text/html"]
-    assert repr(step_through(lambda a: a.exp(), 1.0, mode="forward", svg=FAKE_SVG)) == (
-        "<Stepper forward: 4 steps (4 forward), 2 nodes, 1 edges>"
-    )
-
-
-def test_step_through_makes_named_leaves_inside_the_recording():
-    def f(weight, bias):
-        return weight * 2.0 + bias
-
-    s = step_through(f, 3, 1.0, svg=FAKE_SVG)
-    leaves = [n for n in s.frames.nodes if n.op is None and n.requires_grad]
-    assert [n.label for n in leaves] == ["weight", "bias"]
-    assert [type(n.data) for n in leaves] == [float, float]
-    assert s.frames[1].title == "Forward · create weight"  # they appear in the replay
-    s.last()
-    assert s.panel.endswith("weight.grad = 2.0000, bias.grad = 1.0000.")
-
-
-def test_step_through_errors():
-    with pytest.raises(TypeError, match="returned a float"):
-        step_through(lambda a: 3.0, 1.0)
-    with pytest.raises(TypeError, match="input 'a' is a str"):
-        step_through(lambda a: a, "x")
-    if _tensor() is not None:
-        with pytest.raises(ValueError, match=r"shape \(3,\).*out.sum\(\)"):
-            step_through(lambda x: x * 2, np.ones(3))
-    with pytest.raises(ValueError, match="speed must be one of"):
-        step_through(lambda a: a * 2, 1.0, speed="warp")
-
-
-def test_stepper_keeps_existing_nodes_and_their_labels():
-    a = Value(2.0, label="alpha")
-    s = step_through(lambda v: v * v, a, svg=FAKE_SVG)
-    assert s.frames.nodes[0] is a
-    s.last()
-    assert "alpha.grad = 4.0000" in s.panel
-
-
-def _stepper(**options):
-    return step_through(lambda a, b: a * b + a, 2.0, 3.0, **options)
-
-
-def test_widget_buttons_slider_and_play_drive_the_same_state():
-    s = _stepper()
-    w = s.widget
-    n = len(s)
-    assert (w.slider.max, w.play.max, w.counter.value) == (n - 1, n - 1, f"step 1 / {n}")
-    w.next_button.click()
-    w.next_button.click()
-    assert s.step == w.slider.value == w.play.value == 2
-    assert w.counter.value == f"step 3 / {n}"
-    w.prev_button.click()
-    assert s.step == 1
-    w.slider.value = 9
-    assert s.step == 9 and w.play.value == 9
-    w.play.value = 11  # what Play does in the browser; the link brings the slider along
-    assert s.step == 11 and w.slider.value == 11
-    w.last_button.click()
-    assert s.step == n - 1 and w.play.value == n - 1
-    w.first_button.click()
-    assert s.step == 0 and w.slider.value == 0
-    s.goto(5)  # moving from code updates the controls too
-    assert w.slider.value == 5 and w.counter.value == f"step 6 / {n}"
-
-
-def test_widget_counter_keeps_its_width_so_the_toolbar_never_rewraps():
-    """"step 9 / 18" -> "step 10 / 18" used to widen the counter mid-replay, re-wrapping
-    the toolbar and moving the graph: it is sized for its longest text from the start."""
-    s = _stepper()
-    w = s.widget
-    widest = max(len(f"step {i + 1} / {len(s)}") for i in range(len(s)))
-    assert w.counter.layout.width == w.counter.layout.min_width
-    assert int(w.counter.layout.width.removesuffix("ch")) > widest
-
-
-def test_widget_speed_sets_play_interval():
-    s = step_through(lambda a: a * 2, 1.0, svg=FAKE_SVG, speed="fast")
-    w = s.widget
-    assert w.play.interval == 300 and w.speed.value == 300
-    w.speed.value = 100
-    assert w.play.interval == 100
-
-
-def styled(css: str) -> dict[str, set[str]]:
-    """``{state: element ids}`` from a step's stylesheet (``/*state*/#scope #n_3_s,…{…}``)."""
-    out: dict[str, set[str]] = {}
-    for state, selectors in re.findall(r"/\*([\w-]+)\*/([^{]*)\{", css):
-        for sel in selectors.split(","):
-            scope, target = sel.split(" ")
-            assert re.fullmatch(r"#mgs-\d+", scope)
-            el = re.sub(r"_[spa]$", "", target.lstrip("#"))
-            out.setdefault(state, set()).add(el)
-    return out
-
-
-def test_widget_graph_is_sent_once_and_restyled_per_step():
-    s = _stepper()
-    w = s.widget
-    a = next(n for n in s.frames.nodes if n.label == "a")
-    graph0 = w.graph.value
-    assert graph0.startswith(f'<div class="mg-stepper mg-widget" id="{s.scope}">')
-    assert f'id="n_{a.id}" class="node leaf param scalar"' in graph0
-    # every gradient a shows during the replay is in the SVG, hidden until its step
-    assert re.findall(rf'id="gv_{a.id}_\d+"[^>]*>([^<]*)<', graph0) == [
-        "grad —", "grad 1.0000", "grad 4.0000"]
-    st0 = styled(w.restyle.value)
-    assert f"n_{a.id}" in st0["hidden"] and f"gv_{a.id}_0" in st0["grad"]
-    for i in range(len(s)):
-        w.slider.value = i
-        assert w.graph.value is graph0  # the SVG is never sent again
-        css = styled(w.restyle.value)
-        for state in ("hidden", "current", "receiving", "has-grad", "accumulated", "passed"):
-            want = {el for el, c in s.frames.classes(i).items() if state in c.split()}
-            assert css.get(state, set()) == want, (i, state)
-    w.next_button.click()  # wraps: at the end, next stays at the end
-    assert s.step == len(s) - 1
-    assert f"gv_{a.id}_2" in styled(w.restyle.value)["grad"]  # a.grad = 4.0 at the end
-    i = next(k for k, f in enumerate(s.frames.frames)
-             if f.kind == "contribute" and f.text.startswith("mul: ∂#") and "∂a = b" in f.text)
-    w.slider.value = i
-    assert "1.0000 × 3.0000 = 3.0000 added to a.grad: 1.0000 → 4.0000" in w.panel.value
-    assert styled(w.restyle.value)["receiving"] == {f"n_{a.id}"}
-    w.slider.value = 1
-    assert "Forward · create a" in w.panel.value and w.counter.value == f"step 2 / {len(s)}"
-    assert styled(w.restyle.value)["current"] == {f"n_{a.id}"}
-
-
-def test_render_svg_writes_the_step_into_the_svg():
-    s = _stepper()
-    a = next(n for n in s.frames.nodes if n.label == "a")
-    assert f'id="n_{a.id}" class="node leaf param scalar hidden"' in s.render_svg(0)
-    s.goto(1)
-    assert f'id="n_{a.id}" class="node leaf param scalar current"' in s.render_svg()
-    assert f'data-mg-grad="n_{a.id}">grad 4.0000<' in s.render_svg(len(s) - 1)
-
-
-def test_widget_without_dot_shows_the_panel_and_a_note(monkeypatch):
-    monkeypatch.setenv("PATH", "/nonexistent")
-    s = _stepper(layout="dot")  # dot asked for but missing: no picture
-    w = s.widget
-    assert s.template is None and "graph not drawn" in s.note
-    assert "mg-nograph" in w.graph.value and "graph not drawn" in w.graph.value
-    assert w.restyle.value == "<style></style>"
-    w.next_button.click()
-    assert "create a" in w.panel.value
-    assert "mg-nograph" in s.to_html()
+# --- guards and panel text -------------------------------------------------------------
 
 
 def test_too_big_a_recording_is_refused_with_advice(monkeypatch):
