@@ -1,4 +1,5 @@
-"""minigrad.data.DataLoader: batch counts, order, shuffling by seed, drop_last, custom datasets, errors."""
+"""minigrad.data.DataLoader: batch counts, order, shuffling by seed, drop_last, custom
+datasets, errors."""
 
 from __future__ import annotations
 
