@@ -55,7 +55,8 @@ SHORTCUTS = (
     Shortcut("passthrough rules not called",
              "core.op.passthrough (both inputs of +) returns g unchanged, so its result is g, "
              "in both loops, without a Python call.",
-             ("tests/minigrad/ops/test_ufunc_ops.py::test_add_and_sub_pass_their_gradient_through",
+             ("tests/minigrad/tensor/test_operators_ufunc_paths.py::"
+              "test_add_and_sub_pass_their_gradient_through",
               EQUIVALENCE,
               "tests/minigrad/engines/test_choose.py::test_scalar_fast_loop_calls_no_passthrough")),
     Shortcut("gradients that already fit go in unchecked",
@@ -84,7 +85,7 @@ SHORTCUTS = (
              "A multi-output record's gradient is an OutputGrads, one slot per output: its "
              "outputs' rules are vjps, and _run_vjp adds such a share with + as the reference "
              "loop does, never into a buffer in place.",
-             ("tests/minigrad/autograd/test_multi_output.py::"
+             ("tests/minigrad/autograd/test_outputs.py::"
               "test_every_engine_and_scheduler_gives_the_same_bits_with_unused_outputs",
               EQUIVALENCE)),
     Shortcut("float gradients",

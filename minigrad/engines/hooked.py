@@ -1,7 +1,7 @@
 """Gradient hooks: your function sees, and may replace, a gradient while backward runs.
 
 PyTorch's names and semantics (checked against torch 2.13 by
-``tests/minigrad/autograd/test_hooks_match_torch.py``):
+``tests/minigrad/autograd/test_differentiable_hooks_match_torch.py``):
 
 * ``t.register_hook(fn)`` (``Tensor`` and ``Value``): ``fn(grad)`` is called once
   per backward pass with ``t``'s *complete* gradient for that pass, dL/dt, the

@@ -7,7 +7,8 @@ loop is a visible share of a 4x4 op's cost (``benchmarks/tensor_ops.py``), so
 
 * an op that is one numpy ufunc (``ufunc=``: add, mul, tanh ...) runs as that
   ufunc, keeping what the op says it ``saves``, without calling its forward
-  (``tests/minigrad/ops/test_ufunc_ops.py`` compares the two paths for every such op);
+  (``tests/minigrad/tensor/test_operators_ufunc_paths.py`` compares the two paths for every
+  such op);
 * the **one inlined copy** of ``node.init_node``'s slot assignments, for the usual
   case only: some input requires grad, grad mode is on and nobody listens, which
   one read of ``core.modes.COUNTS.detours`` tells.  Otherwise (grad mode possibly off, a

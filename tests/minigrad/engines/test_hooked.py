@@ -2,7 +2,8 @@
 ``register_post_accumulate_grad_hook`` on ``Tensor`` and ``Value``, in every loop.
 
 Values are checked against the chain rule worked by hand in the test; the same
-graphs against PyTorch itself in ``test_hooks_match_torch.py``.
+graphs against PyTorch itself in
+``tests/minigrad/autograd/test_differentiable_hooks_match_torch.py``.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ generated backward returns each gradient as a new array of its input's shape
 and dtype, which the fast engine stores unchecked and uncopied
 (``minigrad/engines/fast.py``).  Built through ``apply_op(compiled.op, ...)``,
 the same node has no flag: the readable path, where the engine checks and
-copies.  For the registry-wide random chains of ``test_fusion_registry.py`` and
+copies.  For the registry-wide random chains of ``test_symbolic_fusion_registry.py`` and
 a few programs that are not elementwise chains (passthrough gradients, a
 broadcast, a matmul, a reshape, a 0-d input, captured params), every path
 (reference engine, fast engine, readable node) must give the same gradients bit
@@ -22,7 +22,7 @@ from minigrad import Tensor, apply_op, jit
 from minigrad.engines import choose
 from minigrad.jit.passes import op_kernel
 from minigrad.nn.functional.fused import BATCH_NORM2D_RELU, CONV2D_RELU, LINEAR_RELU
-from tests.minigrad.jit.test_fusion_registry import SHAPES, random_chain
+from tests.minigrad.jit.test_symbolic_fusion_registry import SHAPES, random_chain
 
 W = np.random.default_rng(5).standard_normal((4, 3))
 

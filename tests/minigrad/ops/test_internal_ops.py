@@ -26,7 +26,7 @@ BARE_OP_ALLOWED = {
     "minigrad/core/op.py": "defines Op, define_op and internal_op",
     "minigrad/custom_function.py": "a custom Function's op is its user's op, one per subclass, "
                                    "made when the user's class is defined "
-                                   "(tests/minigrad/custom_function covers it)",
+                                   "(tests/minigrad/test_custom_function.py covers it)",
 }
 
 

@@ -1,9 +1,7 @@
-"""minigrad.optim: update rules against hand-computed steps (and torch.optim when installed),
-the in-place contract, zero_grad, parameter groups, schedulers."""
+"""minigrad.optim's Optimizer base: the in-place contract, zero_grad, parameter groups, state
+dicts, a real training run, and every optimizer against torch.optim when installed."""
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 import pytest
@@ -22,58 +20,6 @@ def run(opt_cls, grads, values=(1.0, -2.0), dtype=np.float64, **kw):
         opt.step()
         out.append(p.data.copy())
     return out
-
-
-G = [(0.5, -1.0), (0.25, 2.0), (-1.0, 0.5)]
-
-
-def test_sgd_plain_and_weight_decay():
-    out = run(optim.SGD, G[:1], lr=0.1)
-    np.testing.assert_allclose(out[0], [1 - 0.05, -2 + 0.1])
-    out = run(optim.SGD, G[:1], lr=0.1, weight_decay=0.5)
-    np.testing.assert_allclose(out[0], [1 - 0.1 * (0.5 + 0.5), -2 - 0.1 * (-1.0 - 1.0)])
-
-
-def test_sgd_momentum_and_nesterov_by_hand():
-    lr, mu = 0.1, 0.9
-    p = np.array([1.0, -2.0])
-    buf = None
-    expected_m, expected_n = [], []
-    pn, bufn = p.copy(), None
-    for g in map(np.array, G):
-        buf = g.copy() if buf is None else mu * buf + g
-        p = p - lr * buf
-        expected_m.append(p)
-        bufn = g.copy() if bufn is None else mu * bufn + g
-        pn = pn - lr * (g + mu * bufn)
-        expected_n.append(pn)
-    np.testing.assert_allclose(run(optim.SGD, G, lr=lr, momentum=mu), expected_m)
-    np.testing.assert_allclose(run(optim.SGD, G, lr=lr, momentum=mu, nesterov=True), expected_n)
-
-
-def test_adam_by_hand():
-    lr, b1, b2, eps = 0.01, 0.9, 0.999, 1e-8
-    p, m, v = np.array([1.0, -2.0]), np.zeros(2), np.zeros(2)
-    expected = []
-    for t, g in enumerate(map(np.array, G), start=1):
-        m = b1 * m + (1 - b1) * g
-        v = b2 * v + (1 - b2) * g * g
-        p = p - lr * (m / (1 - b1**t)) / (np.sqrt(v / (1 - b2**t)) + eps)
-        expected.append(p)
-    np.testing.assert_allclose(run(optim.Adam, G, lr=lr), expected, rtol=1e-12)
-    # the first step moves every coordinate by lr (m̂/√v̂ = sign(g)), whatever |g|
-    first = run(optim.Adam, G[:1], lr=lr)[0]
-    np.testing.assert_allclose(np.abs(first - [1.0, -2.0]), lr, rtol=1e-6)
-
-
-def test_adamw_decays_the_weights_directly():
-    lr, wd = 0.01, 0.1
-    adam = run(optim.Adam, G[:1], lr=lr)[0]
-    adamw = run(optim.AdamW, G[:1], lr=lr, weight_decay=wd)[0]
-    np.testing.assert_allclose(adamw, adam - lr * wd * np.array([1.0, -2.0]), rtol=1e-12)
-    # Adam's weight decay is L2: added to the gradient, so it goes through the √v scaling
-    l2 = run(optim.Adam, G[:1], lr=lr, weight_decay=wd)[0]
-    assert not np.allclose(l2, adamw)
 
 
 @pytest.mark.parametrize("make", [
@@ -160,29 +106,6 @@ def test_optimizer_state_dict_roundtrip():
     np.testing.assert_array_equal(p.data, q.data)
 
 
-def test_schedulers():
-    opt = optim.SGD([param([1.0])], lr=1.0)
-    sched = optim.StepLR(opt, step_size=2, gamma=0.5)
-    lrs = []
-    for _ in range(6):
-        lrs.append(opt.param_groups[0]["lr"])
-        sched.step()
-    assert lrs == [1.0, 1.0, 0.5, 0.5, 0.25, 0.25]
-    opt = optim.Adam([param([1.0])], lr=0.1)
-    sched = optim.CosineAnnealingLR(opt, T_max=4, eta_min=0.01)
-    lrs = []
-    for _ in range(5):
-        lrs.append(sched.get_last_lr()[0])
-        sched.step()
-    expected = [0.01 + 0.09 * (1 + math.cos(math.pi * t / 4)) / 2 for t in range(5)]
-    np.testing.assert_allclose(lrs, expected)
-    assert lrs[-1] == pytest.approx(0.01)
-    state = sched.state_dict()
-    other = optim.CosineAnnealingLR(optim.Adam([param([1.0])], lr=0.1), T_max=4, eta_min=0.01)
-    other.load_state_dict(state)
-    assert other.get_last_lr() == sched.get_last_lr()
-
-
 # --- torch.optim as an oracle -------------------------------------------------------------
 @pytest.mark.parametrize("name,kw", [
     ("SGD", dict(lr=0.1)),
@@ -206,20 +129,3 @@ def test_matches_torch_optim(name, kw):
         tp.grad = torch.tensor(g)
         topt.step()
         np.testing.assert_allclose(m, tp.detach().numpy(), rtol=1e-10, atol=1e-12)
-
-
-def test_schedulers_match_torch():
-    torch = pytest.importorskip("torch")
-    for make_mine, make_theirs in (
-        (lambda o: optim.StepLR(o, 3, 0.3), lambda o: torch.optim.lr_scheduler.StepLR(o, 3, 0.3)),
-        (lambda o: optim.CosineAnnealingLR(o, 7, 0.001),
-         lambda o: torch.optim.lr_scheduler.CosineAnnealingLR(o, 7, 0.001)),
-    ):
-        mine = optim.SGD([param([1.0])], lr=0.1)
-        theirs = torch.optim.SGD([torch.nn.Parameter(torch.ones(1))], lr=0.1)
-        sm, st = make_mine(mine), make_theirs(theirs)
-        for _ in range(12):
-            assert sm.get_last_lr()[0] == pytest.approx(st.get_last_lr()[0], rel=1e-9, abs=1e-12)
-            theirs.step()
-            sm.step()
-            st.step()
