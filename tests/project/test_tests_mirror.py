@@ -1,4 +1,5 @@
-"""Tests mirror the package: every module with behaviour has a test module named for it.
+"""Tests mirror the packages (``minigrad/``, ``viz/``): every module with behaviour has a
+test module named for it.
 
 ``minigrad/nn/init.py`` is tested in ``tests/minigrad/nn/test_init*.py``; a leading
 underscore is dropped (``ops/tensor/_base.py`` -> ``test_base*.py``).  A module with no
@@ -16,6 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # (package folder, its tests' folder), relative to the repository root
 MIRRORS = (
     ("minigrad", "tests/minigrad"),
+    ("viz", "tests/viz"),
 )
 
 # module path (relative to the root) -> why it has no test module of its own
@@ -37,9 +39,12 @@ NO_OWN_TEST = {
 }
 
 
-def glob_of_tests(stem: str) -> str:
-    """The glob a module's test modules match: ``_base`` -> ``test_base*.py``."""
-    return f"test_{stem.lstrip('_')}*.py"
+def _names_a_test(name: str, stem: str) -> bool:
+    """Whether test file ``name`` is named for module ``stem``: ``_base`` -> ``test_base.py``
+    or ``test_base_*.py`` (so ``test_ranks.py`` does not count for ``rank.py``)."""
+    stem = stem.lstrip("_")
+    return name == f"test_{stem}.py" or (name.startswith(f"test_{stem}_") and
+                                          name.endswith(".py"))
 
 
 def mirror_problems(mirrors=MIRRORS, no_own_test=NO_OWN_TEST, root: Path = ROOT) -> list[str]:
@@ -56,16 +61,22 @@ def mirror_problems(mirrors=MIRRORS, no_own_test=NO_OWN_TEST, root: Path = ROOT)
             if not folder.is_dir():
                 problems.append(f"{module}: no folder {folder.relative_to(root).as_posix()}/")
                 continue
-            tested = any(folder.glob(glob_of_tests(path.stem)))
+            tested = any(_names_a_test(p.name, path.stem) for p in folder.glob("test_*.py"))
             if tested and module in no_own_test:
                 problems.append(f"{module}: has a test now, remove it from NO_OWN_TEST")
             elif not tested and module not in no_own_test:
+                stem = path.stem.lstrip("_")
                 problems.append(f"{module}: no {folder.relative_to(root).as_posix()}/"
-                                f"{glob_of_tests(path.stem)} (write one, or say in "
+                                f"test_{stem}.py or test_{stem}_*.py (write one, or say in "
                                 "NO_OWN_TEST why it has no behaviour of its own)")
     for module in sorted(set(no_own_test) - modules):
         problems.append(f"{module}: in NO_OWN_TEST but no longer exists")
     return problems
+
+
+def test_a_test_module_is_named_for_its_module():
+    assert _names_a_test("test_rank.py", "rank") and _names_a_test("test_base_x.py", "_base")
+    assert not _names_a_test("test_ranks.py", "rank")
 
 
 def test_every_module_has_a_test_module_in_the_mirrored_folder():
@@ -83,8 +94,8 @@ def test_the_check_finds_each_kind_of_problem(tmp_path):
     assert mirror_problems((("pkg", "tests/pkg"),), no_own_test, tmp_path) == [
         "pkg/_b.py: has a test now, remove it from NO_OWN_TEST",
         "pkg/other/d.py: no folder tests/pkg/other/",
-        "pkg/sub/c.py: no tests/pkg/sub/test_c*.py (write one, or say in NO_OWN_TEST why it "
-        "has no behaviour of its own)",
+        "pkg/sub/c.py: no tests/pkg/sub/test_c.py or test_c_*.py (write one, or say in "
+        "NO_OWN_TEST why it has no behaviour of its own)",
         "pkg/gone.py: in NO_OWN_TEST but no longer exists",
     ]
     del no_own_test["pkg/_b.py"], no_own_test["pkg/gone.py"]
