@@ -1,4 +1,4 @@
-"""The fast loops' shortcuts are data (``engines.fast.SHORTCUTS``): each cites the tests
+"""The fast loops' shortcuts are data (``engines.shortcuts.SHORTCUTS``): each cites the tests
 that pin what it relies on, and every cited test must exist, so that a renamed or
 deleted test cannot leave a shortcut unproven without this failing."""
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from minigrad.engines.fast import SHORTCUTS
+from minigrad.engines.shortcuts import SHORTCUTS
 
 ROOT = Path(__file__).resolve().parents[3]
 
