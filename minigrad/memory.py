@@ -423,7 +423,7 @@ class MemoryLedger:
 
 
 def ledger(root, gradient=None, retain_graph: bool | None = None, create_graph: bool = False,
-           *, scheduler: str = "dfs", ignore=()) -> MemoryLedger:
+           *, scheduler: str = "sorted", ignore=()) -> MemoryLedger:
     """Run ``root.backward(...)`` (same arguments) and return its ``MemoryLedger``.
 
     The pass is recorded, so it runs the reference engine: the same gradients, bit

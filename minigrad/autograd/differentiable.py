@@ -23,7 +23,7 @@ class Differentiable(Node):
     __slots__ = ()
 
     def backward(self, gradient=None, retain_graph: bool | None = None,
-                 create_graph: bool = False, *, scheduler: str = "dfs") -> None:
+                 create_graph: bool = False, *, scheduler: str = "sorted") -> None:
         """Backpropagate from this node: fill ``.grad`` of every node it depends on.
 
         ``gradient`` is d(something)/d(self); it defaults to 1 for a scalar.

@@ -255,7 +255,7 @@ class Tape:
 
     # --- using a tape ------------------------------------------------------------
     def backward(self, root, gradient=None, retain_graph: bool | None = None,
-                 create_graph: bool = False, *, scheduler: str = "dfs") -> None:
+                 create_graph: bool = False, *, scheduler: str = "sorted") -> None:
         """Run ``root.backward(...)`` with this tape listening (also after ``with`` ended)."""
         with _listening(self):
             root.backward(gradient, retain_graph=retain_graph, create_graph=create_graph,

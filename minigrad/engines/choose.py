@@ -22,10 +22,12 @@ The switches read here (``switches.py``, and the recorders in
 ``core/modes.py``) are read nowhere else.
 
 Two keywords choose how a pass runs, and they answer different questions:
-``scheduler`` is *in which order* nodes run (``"dfs"``: sort once, walk
-backwards; ``"ready-queue"``: PyTorch's dependency counts), and ``engine`` is
-*how much is announced* (``"reference"``: every step; ``"fast"``: the
-shortcuts, nothing announced, which has only the dfs order).  ``None`` picks
+``scheduler`` is *in which order* nodes run (``"sorted"``: sort once by id,
+walk backwards; ``"ready-queue"``: PyTorch's dependency counts; ``"dfs"``, the
+older name of ``"sorted"``, is still accepted: the walk that finds the nodes is
+breadth first, so the name said less than the truth), and ``engine`` is *how
+much is announced* (``"reference"``: every step; ``"fast"``: the shortcuts,
+nothing announced, which has only the sorted order).  ``None`` picks
 the fast one when nobody watches.
 """
 
@@ -42,18 +44,22 @@ from .inplace import check_unmodified
 from .ready_queue import run_ready_queue
 from .switches import SWITCHES
 
-__all__ = ["backward", "run_backward", "run_loop", "check_keywords", "BACKWARD_ENGINES",
+__all__ = ["backward", "run_backward", "run_loop", "check_keywords", "scheduler_name",
+           "BACKWARD_ENGINES",
            "SCHEDULERS"]
 
 #: the two ways to run a backward pass (``backward(..., engine=...)``); not to be confused
 #: with ``Op.engine``, the engines an op runs on (``Value``, ``Tensor``)
 BACKWARD_ENGINES = ("reference", "fast")
 #: the orders a backward pass can run its nodes in (``backward(..., scheduler=...)``)
-SCHEDULERS = ("dfs", "ready-queue")
+SCHEDULERS = ("sorted", "ready-queue")
+#: older names of schedulers, still accepted
+_OLD_NAMES = {"dfs": "sorted"}
 
 
 def backward(root, gradient=None, retain_graph: bool | None = None, *,
-             create_graph: bool = False, engine: str | None = None, scheduler: str = "dfs"):
+             create_graph: bool = False, engine: str | None = None,
+             scheduler: str = "sorted"):
     """Compute d(root)/d(node) for every node ``root`` depends on, with the loop that fits.
 
     ``create_graph=True`` makes each gradient a node with a graph of its own
@@ -61,7 +67,7 @@ def backward(root, gradient=None, retain_graph: bool | None = None, *,
     to True, since the gradient's graph goes through the forward graph's saved
     values.  ``engine`` and ``scheduler``: see the module doc.
     """
-    check_keywords(engine, scheduler, create_graph)
+    scheduler = check_keywords(engine, scheduler, create_graph)
     if retain_graph is None:
         retain_graph = bool(create_graph)
     if not root.requires_grad:
@@ -77,19 +83,29 @@ def backward(root, gradient=None, retain_graph: bool | None = None, *,
     run_backward((root,), (seed,), retain_graph, create_graph, engine, scheduler)
 
 
-def check_keywords(engine, scheduler, create_graph=False) -> None:
-    """Refuse an unknown engine or scheduler, or a combination no loop runs."""
-    if engine is not None and engine not in BACKWARD_ENGINES:
-        raise ValueError(f"backward: engine must be one of {BACKWARD_ENGINES}, got {engine!r}")
+def scheduler_name(scheduler: str) -> str:
+    """Today's name of a scheduler (``"dfs"`` is the older name of ``"sorted"``); an
+    unknown one is refused, naming the known ones."""
+    scheduler = _OLD_NAMES.get(scheduler, scheduler)
     if scheduler not in SCHEDULERS:
         raise ValueError(f"backward: scheduler must be one of {SCHEDULERS}, got {scheduler!r}")
-    if scheduler != "dfs" and engine == "fast":
-        raise ValueError("backward: the fast engine runs the dfs order only; "
+    return scheduler
+
+
+def check_keywords(engine, scheduler, create_graph=False) -> str:
+    """Refuse an unknown engine or scheduler, or a combination no loop runs; returns the
+    scheduler's name (an older name replaced by today's)."""
+    if engine is not None and engine not in BACKWARD_ENGINES:
+        raise ValueError(f"backward: engine must be one of {BACKWARD_ENGINES}, got {engine!r}")
+    scheduler = scheduler_name(scheduler)
+    if scheduler != "sorted" and engine == "fast":
+        raise ValueError("backward: the fast engine runs the sorted order only; "
                          "scheduler='ready-queue' is an announced loop, like "
                          "engine='reference' (leave engine=None)")
     if create_graph and engine == "fast":
         raise ValueError("backward: create_graph=True runs the reference engine (the fast "
                          "one works on raw arrays only); leave engine=None")
+    return scheduler
 
 
 def _backward_on_leaf(root, gradient, seed, create_graph) -> None:
@@ -106,7 +122,7 @@ def _backward_on_leaf(root, gradient, seed, create_graph) -> None:
 
 
 def run_backward(roots, seeds, retain_graph: bool, create_graph: bool = False,
-                 engine: str | None = None, scheduler: str = "dfs",
+                 engine: str | None = None, scheduler: str = "sorted",
                  post_hooks: bool = True) -> list:
     """Order the graph of ``roots``, seed it, and run the loop that fits; returns the order.
 
@@ -122,12 +138,13 @@ def run_backward(roots, seeds, retain_graph: bool, create_graph: bool = False,
 
 
 def run_loop(roots, order, retain_graph: bool, create_graph: bool = False,
-             engine: str | None = None, scheduler: str = "dfs", post_hooks: bool = True,
+             engine: str | None = None, scheduler: str = "sorted", post_hooks: bool = True,
              hooks: bool = True) -> None:
     """Run the loop that fits over ``order``, whose seeds are already in place.
 
     (``utils.checkpoint`` calls this for the block it recomputes, with ``hooks=False``:
     the block's inner nodes are its own, and the outer pass runs the hooks.)"""
+    scheduler = _OLD_NAMES.get(scheduler, scheduler)
     recorders = STATE.recorders
     hooked = hooks and SWITCHES.hooked_nodes
     # Like PyTorch, backward produces inf/nan silently (d sqrt(x)/dx at 0 is inf);
@@ -141,7 +158,7 @@ def run_loop(roots, order, retain_graph: bool, create_graph: bool = False,
         elif hooked:  # some node has hooks: the announced loop runs them
             _announced(scheduler)(roots, order, retain_graph,
                                   HookedPass(recorders, False, post_hooks))
-        elif (engine == "reference" or scheduler != "dfs" or (engine is None and recorders)
+        elif (engine == "reference" or scheduler != "sorted" or (engine is None and recorders)
               or SWITCHES.packed_records):  # (packed saved values: the fast loops do not unpack)
             _announced(scheduler)(roots, order, retain_graph)
         elif isinstance(roots[0].data, np.ndarray):
@@ -152,4 +169,4 @@ def run_loop(roots, order, retain_graph: bool, create_graph: bool = False,
 
 def _announced(scheduler):
     """The announced loop that runs nodes in ``scheduler``'s order."""
-    return run_reference if scheduler == "dfs" else run_ready_queue
+    return run_ready_queue if scheduler == "ready-queue" else run_reference

@@ -32,7 +32,7 @@ Where minigrad differs from PyTorch:
   so changing it in place would change others.  Return a new array instead.
   A returned ``Tensor``/``Value`` is accepted for its data.  In a
   ``create_graph`` pass the gradient is a node, as in PyTorch.
-* In the depth-first order (``scheduler="dfs"``) a hooked leaf's hooks run at
+* In the sorted order (``scheduler="sorted"``, the default) a hooked leaf's hooks run at
   the end of the pass; in the ready-queue order, when its last contribution
   arrives (PyTorch's time).  The values are the same.
 * ``minigrad.autograd.grad`` runs the gradient hooks but not the

@@ -36,7 +36,7 @@ def test_each_step_is_the_previous_one_minus_what_it_freed():
         assert step.alive == prev.alive - step.freed + step.allocated
         assert step.peak >= max(step.alive, prev.peak)
     visited = [s.node for s in book.steps[1:]]
-    assert visited == sorted(visited, reverse=True)  # the dfs order: newest node first
+    assert visited == sorted(visited, reverse=True)  # the sorted order: newest node first
     for node in book.nodes.values():
         assert book[node.freed_at].node == node.id  # released at its own visit
 

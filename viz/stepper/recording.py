@@ -29,23 +29,25 @@ __all__ = ["record_call", "record_forward_mode", "GradsSetAside", "parameter_nam
 
 
 def record_call(fn, inputs, *, create_graph: bool = False, second: bool = False,
-                scheduler: str = "dfs"):
+                scheduler: str = "sorted"):
     """Record ``fn(*inputs)`` and its backward pass(es); returns ``(tape, names)``.
 
     ``names`` are the names the inputs got (``fn``'s parameter names).  See the
     module doc for the passes; ``second=True`` needs ``create_graph=True``.
-    ``scheduler`` is the order backward runs in (``"dfs"`` or ``"ready-queue"``:
+    ``scheduler`` is the order backward runs in (``"sorted"`` or ``"ready-queue"``:
     ``minigrad.engines.ready_queue``, whose pending counts and queue the replay shows).
     """
     import minigrad
-    from minigrad.engines.choose import SCHEDULERS
+    from minigrad.engines.choose import SCHEDULERS, scheduler_name
 
-    if scheduler not in SCHEDULERS:
+    try:
+        scheduler = scheduler_name(scheduler)  # ("dfs", the older name, is "sorted")
+    except ValueError:
         raise ValueError(f"step_through: scheduler must be one of "
-                         f"{', '.join(map(repr, SCHEDULERS))}, got {scheduler!r}")
-    if scheduler != "dfs" and create_graph:
+                         f"{', '.join(map(repr, SCHEDULERS))}, got {scheduler!r}") from None
+    if scheduler == "ready-queue" and create_graph:
         raise ValueError("step_through: create_graph=True records autograd.grad, which runs "
-                         "the depth-first order only; leave scheduler out (or record "
+                         "the sorted order only; leave scheduler out (or record "
                          "loss.backward(create_graph=True, scheduler='ready-queue') in a "
                          "tape and pass it to viz.Stepper)")
 

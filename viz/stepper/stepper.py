@@ -469,7 +469,7 @@ def _recorded_saved(tape) -> dict:
 
 
 def step_through(fn, *inputs, mode: str = "both", create_graph: bool | None = None,
-                 second: bool = False, scheduler: str = "dfs", tangents=None,
+                 second: bool = False, scheduler: str = "sorted", tangents=None,
                  **options) -> Stepper:
     """Record ``fn(*inputs)`` and its backward pass, and return a ``Stepper`` over both.
 
@@ -511,7 +511,7 @@ def step_through(fn, *inputs, mode: str = "both", create_graph: bool | None = No
     not be a scalar: its tangent is J·v.
     """
     if mode == TANGENT_MODE:
-        if create_graph or second or scheduler != "dfs":
+        if create_graph or second or scheduler == "ready-queue":
             raise ValueError("step_through: mode='forward-mode' runs no backward pass, so "
                              "create_graph, second and scheduler do not apply")
         tape, names = record_forward_mode(fn, inputs, tangents)

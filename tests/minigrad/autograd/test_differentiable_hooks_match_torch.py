@@ -14,7 +14,7 @@ from minigrad.autograd import grad
 
 torch = pytest.importorskip("torch")
 
-SCHEDULERS = ("dfs", "ready-queue")
+SCHEDULERS = ("sorted", "ready-queue")
 
 
 def _both(arr):

@@ -64,8 +64,8 @@ def test_every_saved_array_is_packed_at_forward_and_unpacked_only_at_backward():
     assert len(c.unpacked) == expected  # once per use
 
 
-@pytest.mark.parametrize("engine, scheduler", [(None, "dfs"), ("fast", "dfs"),
-                                               ("reference", "dfs"), (None, "ready-queue")])
+@pytest.mark.parametrize("engine, scheduler", [(None, "sorted"), ("fast", "sorted"),
+                                               ("reference", "sorted"), (None, "ready-queue")])
 def test_identity_hooks_give_the_same_bits_as_no_hooks(engine, scheduler):
     x, w = _leaves()
     _loss(x, w).backward()

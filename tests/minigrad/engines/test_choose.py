@@ -93,3 +93,17 @@ def test_unbroadcast_of_a_node_records_a_sum():
     got = unbroadcast(g, (3,))
     assert isinstance(got, Tensor) and got.op is not None and got.op.name == "sum"
     assert got.parents == (g,)
+
+
+def test_dfs_is_the_older_name_of_the_sorted_scheduler():
+    """``scheduler="dfs"`` (what earlier lessons and notebooks say) still runs the sorted
+    order; an unknown name is refused, naming the known ones."""
+    from minigrad.engines.choose import SCHEDULERS, scheduler_name
+
+    assert SCHEDULERS == ("sorted", "ready-queue")
+    assert scheduler_name("dfs") == scheduler_name("sorted") == "sorted"
+    a = Value(2.0)
+    (a * a).backward(scheduler="dfs")
+    assert a.grad == 4.0
+    with pytest.raises(ValueError, match="'sorted', 'ready-queue'"):
+        scheduler_name("bfs")

@@ -19,7 +19,7 @@ from minigrad.autograd import grad, is_grad_enabled
 from minigrad.engines import choose, fast
 from minigrad.engines.switches import SWITCHES
 
-SCHEDULERS = ("dfs", "ready-queue")
+SCHEDULERS = ("sorted", "ready-queue")
 
 
 @pytest.fixture(autouse=True)

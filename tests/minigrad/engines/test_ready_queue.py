@@ -83,7 +83,7 @@ def test_a_node_turns_ready_with_its_last_contribution_and_runs_after(seed):
 @pytest.mark.parametrize("seed", range(6))
 def test_ready_queue_runs_the_newest_ready_node_first_which_is_the_reference_order(seed):
     visits, grads = {}, {}
-    for scheduler in ("dfs", "ready-queue"):
+    for scheduler in ("sorted", "ready-queue"):
         leaves, root = _random_graph(seed)
         with record() as tape:
             root.backward(scheduler=scheduler)
@@ -92,8 +92,8 @@ def test_ready_queue_runs_the_newest_ready_node_first_which_is_the_reference_ord
         for e in tape.timeline:
             if e.kind == "ready":
                 assert list(e.queue) == sorted(e.queue, reverse=True)
-    assert visits["ready-queue"] == visits["dfs"]
-    assert grads["ready-queue"] == grads["dfs"]
+    assert visits["ready-queue"] == visits["sorted"]
+    assert grads["ready-queue"] == grads["sorted"]
 
 
 #: an op (not registered) whose rule sends nothing back: ``stop(a) = 3a``, "∂/∂a = 0"
@@ -113,7 +113,7 @@ def test_a_node_that_receives_nothing_still_releases_its_parents():
             root.backward(scheduler=scheduler)
         return x.grad, tape
 
-    expected, _ = run("dfs")
+    expected, _ = run("sorted")
     got, tape = run("ready-queue")
     assert got.tobytes() == expected.tobytes()
     (scheduled,) = [e for _, e in tape.notes if e.kind == "scheduled"]
@@ -160,7 +160,7 @@ def test_backward_refuses_an_unknown_scheduler_and_the_fast_engine_with_ready_qu
     x = Value(2.0, requires_grad=True)
     with pytest.raises(ValueError, match="scheduler must be one of"):
         (x * x).backward(scheduler="bfs")
-    with pytest.raises(ValueError, match="fast engine runs the dfs order only"):
+    with pytest.raises(ValueError, match="fast engine runs the sorted order only"):
         choose.backward(x * x, engine="fast", scheduler="ready-queue")
 
 
@@ -217,9 +217,9 @@ def test_create_graph_through_the_ready_queue_gives_the_same_bits(op):
     cases = op.cases(np.random.default_rng(1234))[:4]
     for k, (inputs, attrs) in enumerate(cases):
         results = {}
-        for scheduler in ("dfs", "ready-queue"):
+        for scheduler in ("sorted", "ready-queue"):
             try:
                 results[scheduler] = _second_order(op, inputs, dict(attrs), scheduler, seed=k)
             except NotTwiceDifferentiableError as err:
                 results[scheduler] = ("not twice differentiable", str(err).split(":")[0])
-        assert results["ready-queue"] == results["dfs"], f"{op.engine}.{op.name} case {k}"
+        assert results["ready-queue"] == results["sorted"], f"{op.engine}.{op.name} case {k}"

@@ -26,7 +26,7 @@ def model_and_input():
     return model, minigrad.tensor(np.linspace(-1, 1, 6).reshape(2, 3))
 
 
-def recorded(scheduler="dfs"):
+def recorded(scheduler="sorted"):
     model, x = model_and_input()
     with minigrad.record() as tape:
         loss = minigrad.checkpoint_sequential(model, 2, x).sum()

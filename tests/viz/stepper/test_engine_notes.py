@@ -109,7 +109,7 @@ def test_every_backward_step_shows_the_ready_queue_next_first():
 
 
 def test_the_depth_first_replay_has_no_counts_and_no_queue():
-    tape, _, _ = record(lambda a, b: (a * b).tanh() + a, 2.0, -3.0, scheduler="dfs")
+    tape, _, _ = record(lambda a, b: (a * b).tanh() + a, 2.0, -3.0, scheduler="sorted")
     fr = Frames(tape)
     text = viz.stepper.stepper.GradText()
     assert not any("ready queue" in f.text for f in fr.frames)
@@ -119,7 +119,7 @@ def test_the_depth_first_replay_has_no_counts_and_no_queue():
     assert "ready:" not in legend(None, "both", fr.view, fr.states)
 
 
-@pytest.mark.parametrize("scheduler", ["dfs", "ready-queue"])
+@pytest.mark.parametrize("scheduler", ["sorted", "ready-queue"])
 def test_a_hook_that_replaced_a_gradient_has_a_step_of_its_own(scheduler):
     tape, (a, b), _ = record(hooked_h, 2.0, -3.0, scheduler=scheduler)
     fr = Frames(tape)
