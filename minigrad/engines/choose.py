@@ -97,7 +97,8 @@ def check_keywords(engine, scheduler, create_graph=False) -> str:
     scheduler's name (an older name replaced by today's)."""
     if engine is not None and engine not in BACKWARD_ENGINES:
         raise ValueError(f"backward: engine must be one of {BACKWARD_ENGINES}, got {engine!r}")
-    scheduler = scheduler_name(scheduler)
+    if scheduler not in SCHEDULERS:  # (one test in the usual case; ``scheduler_name`` else)
+        scheduler = scheduler_name(scheduler)
     if scheduler != "sorted" and engine == "fast":
         raise ValueError("backward: the fast engine runs the sorted order only; "
                          "scheduler='ready-queue' is an announced loop, like "
