@@ -112,7 +112,7 @@ def _inputs(op, dtype, rng):
 
 
 def _same(got, want, exact, where):
-    got, want = np.asarray(got), np.asarray(want)
+    got, want = np.asarray(got), np.asarray(want)  # (floats: 0-d float64 arrays)
     assert got.dtype == want.dtype and got.shape == want.shape, where
     if exact:
         np.testing.assert_array_equal(got, want, err_msg=str(where))
@@ -129,6 +129,7 @@ OVERRIDES = [(name, engine, what) for name in BOTH for engine in BOUND
 def test_the_overrides_are_listed():
     """Each is here on purpose; a new one is reviewed (and gets its reason)."""
     assert OVERRIDES == [("div", "tensor", "forward"), ("pow", "tensor", "grads[0]"),
+                         ("relu", "scalar", "forward"), ("relu", "scalar", "grads[0]"),
                          ("sigmoid", "tensor", "forward"), ("sigmoid", "tensor", "grads[0]"),
                          ("tanh", "tensor", "grads[0]")]
 
@@ -138,14 +139,23 @@ def test_the_overrides_are_listed():
 def test_every_override_computes_the_shared_math(name, engine, what, dtype):
     """Values and gradients, on the registry's cases, on arrays large enough for the in-place
     paths and on every pairing of edge values (0, −0, ±inf, NaN, overflow), in float32 and
-    float64: bit for bit, sign of zero included, where the override says ``exact``."""
+    float64 (floats: float64 only), for a random, an inf and a NaN upstream gradient: bit
+    for bit, sign of zero included, where the override says ``exact``."""
     entry = SHARED[name]
     op = entry.ops[engine]
     code, why = entry.overrides[engine][what]
     forward, rules = entry.bind(BOUND[engine])
     rng = np.random.default_rng(0)
+    if engine == "scalar":
+        if dtype != np.float64:
+            pytest.skip("the scalar engine's numbers are Python floats")
+        edges = ([(e,) for e in EDGES] if len(op.grads) == 1
+                 else [(a, b) for a in EDGES for b in EDGES])
+        cases = [(xs, {}) for xs in edges] + op.cases(rng)
+    else:
+        cases = _inputs(op, dtype, rng)
     with np.errstate(all="ignore"):
-        for xs, attrs in _inputs(op, dtype, rng):
+        for xs, attrs in cases:
             out, saved = forward(*xs, **attrs)
             if what == "forward":
                 mine, mine_saved = code(*xs, **attrs)
@@ -154,10 +164,12 @@ def test_every_override_computes_the_shared_math(name, engine, what, dtype):
                     _same(a, b, why.exact, (what, "saved", xs))
                 continue
             slot = int(what[6:-1])
-            g = rng.standard_normal(np.shape(out)).astype(dtype)
+            g = np.asarray(rng.standard_normal(np.shape(out))).astype(dtype)
             for upstream in (g, np.full_like(g, np.inf), np.full_like(g, np.nan)):
+                if engine == "scalar":
+                    upstream = float(upstream)
                 _same(code(upstream, *saved, **attrs), rules[slot](upstream, *saved, **attrs),
-                      why.exact, (what, xs, upstream.flat[:1]))
+                      why.exact, (what, xs, upstream))
 
 
 def test_a_division_of_integers_is_the_shared_division_in_float32():
