@@ -3,10 +3,13 @@
 What an op *is* (``Op``, ``define_op``, the registry) is ``minigrad/core/op.py``;
 the entries themselves are here:
 
-* ``notation.py``  the symbol, formulas and infix flag of every op both engines have,
-                   written once so a graph of floats and a graph of arrays read alike;
-* ``scalar.py``    the scalar engine's ops (``Value``: Python floats), with the
-                   IEEE-style float helpers their rules use (``fdiv``, ``fpow``, ...);
+* ``shared.py``    the ops both engines have, one entry each: symbol, formulas and
+                   the forward and gradient math, written once against a few
+                   primitives (``m.exp``, ``m.div``, ``m.where`` ...), so a graph of
+                   floats and a graph of arrays read and compute alike;
+* ``scalar.py``    the scalar engine's ops (``Value``: Python floats): the shared
+                   entries bound to ``FLOAT``, its IEEE-style float primitives
+                   (``fdiv``, ``fpow``, ...), and its own sin and cos;
 * ``tensor/``      the tensor engine's ops (``Tensor``: numpy arrays), by kind:
                    ``elementwise``, ``reductions``, ``shape``, ``indexing``, ``linalg``,
                    ``multi`` (ops with several outputs), and ``_base`` (their shared helpers).
@@ -31,11 +34,12 @@ that walk ``registered_ops()`` gradcheck every case in float64, check its second
 derivative (``tests/minigrad/engines/test_higher_order_registry.py``), its forward-mode rule
 (derived for an elementwise op; ``tests/minigrad/ops/test_forward_rules.py``) and that the
 fast engines give the reference engine's gradients bit for bit
-(``tests/minigrad/engines/test_fast_equals_reference.py``).  An op both engines have takes
-its name, symbol and formulas from ``notation``: ``define_op(**notation("mul"), ...)``.
+(``tests/minigrad/engines/test_fast_equals_reference.py``).  An op both engines have is
+one entry of ``shared`` (``@shared("mul", "×", formulas=...)`` on its math), which each
+engine registers with its own facts: ``SHARED["mul"].define("tensor", ARRAY, ufunc=...)``.
 """
 
-from . import notation, scalar, tensor
-from .notation import NOTATION
+from . import scalar, shared, tensor
+from .shared import NOTATION, SHARED
 
-__all__ = ["NOTATION", "notation", "scalar", "tensor"]
+__all__ = ["NOTATION", "SHARED", "scalar", "shared", "tensor"]

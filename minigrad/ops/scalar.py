@@ -1,9 +1,10 @@
 """The scalar engine's op table: one ``define_op`` per op.
 
-The ops the tensor engine has too (all but sin and cos) take their name,
-symbol and formulas from ``ops.notation``, so both engines write them
-alike.  Each entry's ``forward(*xs) -> (out, saved)`` works on Python floats; each
-gradient rule ``rule(g, *saved)`` returns ``g · ∂out/∂input``.  Python's float
+The ops the tensor engine has too (all but sin and cos) are the entries of
+``ops.shared``, their math written once and bound here to ``FLOAT``, this
+engine's primitives; this module adds only their safe input ``domain``.  Each
+op's ``forward(*xs) -> (out, saved)`` works on Python floats; each gradient
+rule ``rule(g, *saved)`` returns ``g · ∂out/∂input``.  Python's float
 arithmetic raises where IEEE 754 (and PyTorch) return ``inf`` or ``nan``
 (``1/0``, ``math.exp(1000)``, ``(-8) ** (1/3)``); the helpers below give the
 IEEE answers instead, so a student sees the ``inf``/``nan`` that anomaly
@@ -12,22 +13,20 @@ detection is there to catch rather than a Python exception.
 
 from __future__ import annotations
 
+import contextlib
 import math
 
-from ..core.op import define_op, passthrough
-from .notation import notation
+from ..core.op import define_op
+from .shared import SHARED, Override, Primitives
 
 INF = math.inf
 NAN = math.nan
-_SQRT2 = math.sqrt(2.0)
-_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
-_2_SQRTPI = 2.0 / math.sqrt(math.pi)
 
 
 # --- IEEE-style float helpers -------------------------------------------------------
-# The gradient rules below call these on floats, and in a ``create_graph`` backward
-# pass on ``Value`` nodes (see ``engines/higher_order.py``): on a node each helper is the
-# node's own op, so the rule, written once, is recorded too.
+# The gradient rules call these on floats, and in a ``create_graph`` backward pass on
+# ``Value`` nodes (see ``engines/higher_order.py``): on a node each helper is the node's
+# own op (or reads the node's number, for a test), so the rule is recorded too.
 def _node(x) -> bool:
     return x.__class__ is not float and hasattr(x, "engine_class")
 
@@ -120,133 +119,83 @@ def fsqrt(x: float) -> float:
     return math.sqrt(x) if x >= 0 else NAN
 
 
-def fsigmoid(x: float) -> float:
-    """1 / (1 + e^-x), computed without overflow for large |x|."""
-    if x >= 0:
-        return 1.0 / (1.0 + math.exp(-x))
-    e = math.exp(x)
-    return e / (1.0 + e)
+def fsign(x) -> float:
+    """−1.0, 0.0 or 1.0 (0.0 at nan, as PyTorch's ``sign`` in a gradient); a node's number
+    (``<`` on a Value compares numbers)."""
+    return 1.0 if x > 0 else (-1.0 if x < 0 else 0.0)
 
 
-# Where a derivative is 0 at a point (|x| at 0, ∂(x^p)/∂p at x = 0) the rule returns
-# ``g * 0.0``, not ``0.0``, so a nan or inf arriving from later ops stays visible, as
-# in PyTorch.  The exception is also PyTorch's: at p = 0 the power is the constant 1,
-# and ∂/∂x is a plain 0 whatever g is.
-def _pow_grad_base(g, x, p, out):
-    # p·x^(p−1) first, then g (PyTorch's order: g·p can under/overflow on its own).
-    # At p = 0: 0, even at x = 0 where p·x^(p−1) would be 0·inf = nan.
-    return g * (p * fpow(x, p - 1)) if p else 0.0
+def fwhere(cond, a, b):
+    """``a if cond else b``: ``where`` for one number (both were computed already)."""
+    return a if cond else b
 
 
-def _pow_grad_exponent(g, x, p, out):
-    # d(x^p)/dp = x^p · ln x.  At x = 0 with p >= 0 the limit is 0 (PyTorch agrees).
-    if _num(x) == 0 and _num(p) >= 0:
-        return g * 0.0
-    return g * out * flog(x)
+def fmasked(g, w):
+    """g·w, exactly 0.0 where w is 0 (a blocked gradient, even for an inf or nan g); g itself
+    where w is 1 (relu, a won maximum)."""
+    if not w:
+        return 0.0
+    return g if w == 1 else g * w
 
 
-def _maximum_grad(g, a, b, first):
-    a, b = _num(a), _num(b)  # (only compared: the weights are constants)
-    if a == b:
-        return 0.5 * g  # a tie shares the gradient, so its total is conserved
-    if a != a or b != b:
-        return g  # a nan result: both inputs get g, as in PyTorch
-    return g if (a > b) == first else 0.0
+def fis_zero(x) -> float:
+    """1.0 where x (a node's number) is 0, else 0.0: a mask that adds (``p − 1 + mask``)."""
+    return 1.0 if _num(x) == 0 else 0.0
 
 
-def _minimum_grad(g, a, b, first):
-    a, b = _num(a), _num(b)
-    if a == b:
-        return 0.5 * g
-    if a != a or b != b:
-        return g
-    return g if (a < b) == first else 0.0
+def _as_is(w, like):
+    return w
 
+
+_QUIET = contextlib.nullcontext()
+
+#: the scalar engine's primitives (``ops.shared``): Python floats, IEEE answers.
+#: ``bool`` is a number's ``nonzero`` (true at nan; a Value's ``bool`` reads its number).
+#: ``tanh``, ``sqrt``, ``erf`` take floats only: no rule calls them on a node.
+FLOAT = Primitives(
+    engine="scalar", exp=fexp, log=flog, sqrt=fsqrt, tanh=math.tanh, erf=math.erf, div=fdiv,
+    pow=fpow, maximum=fmaximum, minimum=fminimum, sign=fsign, where=fwhere, masked=fmasked,
+    nonzero=bool, is_zero=fis_zero, like=_as_is, quiet=lambda: _QUIET)
 
 # Ranges chosen so every op is smooth there: division keeps away from 0, log and
 # fractional powers from non-positive bases.
 _ANY = (-2.0, 2.0)
 _POS = (0.3, 2.5)
 
-ADD = define_op(
-    **notation("add"), engine="scalar", forward=lambda a, b: (a + b, ()),
-    grads=(passthrough, passthrough), domain=(_ANY, _ANY),
-    doc="Addition routes the gradient unchanged to both inputs; it saves nothing.")
-SUB = define_op(
-    **notation("sub"), engine="scalar", forward=lambda a, b: (a - b, ()),
-    grads=(passthrough, lambda g: -g), domain=(_ANY, _ANY))
-MUL = define_op(
-    **notation("mul"), engine="scalar", forward=lambda a, b: (a * b, (a, b)),
-    grads=(lambda g, a, b: g * b, lambda g, a, b: g * a), domain=(_ANY, _ANY),
-    doc="Each input's gradient is the upstream gradient times the *other* input.")
-# ∂/∂b = −a/b² as (a/b)/b: b·b under/overflows for |b| beyond ~1e±154 where the
-# gradient itself is representable.
-DIV = define_op(
-    **notation("div"), engine="scalar", forward=lambda a, b: (fdiv(a, b), (a, b)),
-    grads=(lambda g, a, b: fdiv(g, b), lambda g, a, b: -(g * fdiv(fdiv(a, b), b))),
-    domain=(_ANY, _POS))
-POW = define_op(
-    **notation("pow"), engine="scalar", forward=lambda x, p: ((out := fpow(x, p)), (x, p, out)),
-    grads=(_pow_grad_base, _pow_grad_exponent), domain=(_POS, (-2.0, 3.0)),
-    doc="At p = 0 the power is the constant 1, so ∂/∂x is 0 even at x = 0, where "
-        "p·x^(p−1) would be 0·inf = nan (PyTorch agrees).")
-NEG = define_op(
-    **notation("neg"), engine="scalar", forward=lambda x: (-x, ()),
-    grads=(lambda g: -g,), domain=(_ANY,))
-EXP = define_op(
-    **notation("exp"), engine="scalar", forward=lambda x: ((out := fexp(x)), (out,)),
-    grads=(lambda g, out: g * out,), domain=(_ANY,))
-LOG = define_op(
-    **notation("log"), engine="scalar", forward=lambda x: (flog(x), (x,)),
-    grads=(lambda g, x: fdiv(g, x),), domain=(_POS,))
-SQRT = define_op(
-    **notation("sqrt"), engine="scalar", forward=lambda x: ((out := fsqrt(x)), (out,)),
-    grads=(lambda g, out: fdiv(g, 2.0 * out),), domain=(_POS,))
-TANH = define_op(
-    **notation("tanh"), engine="scalar", forward=lambda x: ((out := math.tanh(x)), (out,)),
-    grads=(lambda g, out: g * (1.0 - out * out),), domain=(_ANY,))
-SIGMOID = define_op(
-    **notation("sigmoid"), engine="scalar", forward=lambda x: ((out := fsigmoid(x)), (out,)),
-    grads=(lambda g, out: g * out * (1.0 - out),), domain=(_ANY,))
-# ``x <= 0``, not ``not x > 0``: a nan input stays nan (and passes g back, as in
-# PyTorch) instead of becoming a harmless-looking 0.
-RELU = define_op(
-    **notation("relu"), engine="scalar", forward=lambda x: (0.0 if x <= 0 else x, (x,)),
-    grads=(lambda g, x: 0.0 if x <= 0 else g,), domain=(_ANY,))
-ERF = define_op(
-    **notation("erf"), engine="scalar", forward=lambda x: (math.erf(x), (x,)),
-    grads=(lambda g, x: g * (_2_SQRTPI * fexp(-(x * x))),), domain=(_ANY,),
-    doc="The error function, erf(x) = 2/√π ∫₀ˣ e^(−t²) dt: GELU's normal cdf is built on it.")
+
+def _shared(name, *domain):
+    return SHARED[name].define("scalar", FLOAT, domain=domain)
 
 
-# GELU(x) = x·Φ(x) with Φ(x) = ½(1 + erf(x/√2)).  Both the forward and the rule call
-# ``ERF`` (the op), not ``math.erf``: on a Value, in a create_graph pass, the rule's
-# erf is then a recorded node, so the gradient can be differentiated again.
-def _gelu_grad(g, x):
-    """g · (Φ(x) + x·φ(x)), φ(x) = e^(−x²/2)/√(2π) the normal density."""
-    return g * (0.5 * (1.0 + ERF(x / _SQRT2)) + x * _INV_SQRT_2PI * fexp(-0.5 * x * x))
+ADD = _shared("add", _ANY, _ANY)
+SUB = _shared("sub", _ANY, _ANY)
+MUL = _shared("mul", _ANY, _ANY)
+DIV = _shared("div", _ANY, _POS)
+POW = _shared("pow", _POS, (-2.0, 3.0))
+NEG = _shared("neg", _ANY)
+EXP = _shared("exp", _ANY)
+LOG = _shared("log", _POS)
+SQRT = _shared("sqrt", _POS)
+TANH = _shared("tanh", _ANY)
+SIGMOID = _shared("sigmoid", _ANY)
+# relu is in every hidden unit of an MLP: on floats its shared forward and rule would make
+# one Python call each (``maximum``, ``masked``), so the scalar engine spells them inline.
+_INLINE = Override("Speed: relu runs on every hidden unit; the shared forward and rule "
+                   "call maximum() and masked(), one Python call each, inline here.")
+RELU = SHARED["relu"].define(
+    "scalar", FLOAT, domain=(_ANY,), why={"forward": _INLINE, "grads[0]": _INLINE},
+    forward=lambda x: ((out := x if x >= 0 or x != x else 0.0), (out,)),
+    grads={0: lambda g, out: g if out else 0.0})
+ERF = _shared("erf", _ANY)
+GELU = _shared("gelu", _ANY)
+ABS = _shared("abs", _ANY)
+MAXIMUM = SHARED["maximum"].define("scalar", FLOAT, domain=(_ANY, _ANY), constant_saves=True)
+MINIMUM = SHARED["minimum"].define("scalar", FLOAT, domain=(_ANY, _ANY), constant_saves=True)
 
-
-GELU = define_op(
-    **notation("gelu"), engine="scalar",
-    forward=lambda x: (0.5 * x * (1.0 + ERF(x / _SQRT2)), (x,)),
-    grads=(_gelu_grad,), domain=(_ANY,))
-ABS = define_op(
-    **notation("abs"), engine="scalar", forward=lambda x: (abs(x), (x,)),
-    grads=(lambda g, x: g if x > 0 else (-g if x < 0 else g * 0.0),), domain=(_ANY,))
+# --- the scalar engine's own ops ---------------------------------------------------------
 SIN = define_op(
     name="sin", engine="scalar", symbol="sin", forward=lambda x: (fsin(x), (x,)),
     grads=(lambda g, x: g * fcos(x),), formulas=("∂/∂x = cos(x)",), domain=(_ANY,))
 COS = define_op(
     name="cos", engine="scalar", symbol="cos", forward=lambda x: (fcos(x), (x,)),
     grads=(lambda g, x: -g * fsin(x),), formulas=("∂/∂x = −sin(x)",), domain=(_ANY,))
-MAXIMUM = define_op(
-    **notation("maximum"), engine="scalar", forward=lambda a, b: (fmaximum(a, b), (a, b)),
-    grads=(lambda g, a, b: _maximum_grad(g, a, b, True),
-           lambda g, a, b: _maximum_grad(g, a, b, False)),
-    domain=(_ANY, _ANY))
-MINIMUM = define_op(
-    **notation("minimum"), engine="scalar", forward=lambda a, b: (fminimum(a, b), (a, b)),
-    grads=(lambda g, a, b: _minimum_grad(g, a, b, True),
-           lambda g, a, b: _minimum_grad(g, a, b, False)),
-    domain=(_ANY, _ANY))

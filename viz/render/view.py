@@ -519,13 +519,13 @@ def _saved_items(node, saved, digits, width, preview):
         return None
     items = []
     for k, v in enumerate(saved):
-        # Inputs first: an op whose output is one of its inputs (scalar ReLU of x > 0,
-        # maximum) saved that input, while ops that save their output (tanh, exp,
-        # sigmoid, ...) always compute a new object, so "out" is never hidden.
-        alias = next((f"input {slot}" for slot, p in enumerate(node.parents)
-                      if v is p.data or v is p), None)
-        if alias is None and (v is node.data or v is node):
-            alias = "out"
+        # The output first: an op that saves its output (relu, tanh, exp ...) may return
+        # one of its inputs as that output (scalar ReLU of x > 0 returns x itself), and
+        # its rules call the value out.  No built-in op saves an input that is also its
+        # output under another name.
+        alias = "out" if v is node.data or v is node else next(
+            (f"input {slot}" for slot, p in enumerate(node.parents)
+             if v is p.data or v is p), None)
         v_data = v.data if is_node(v) else v
         if isinstance(v_data, np.ndarray) and v_data.size > preview:
             text = f"{format_shape(v_data.shape)} {v_data.dtype}"

@@ -1,7 +1,7 @@
 """The tensor engine's op table: every op registered with ``engine="tensor"``.
 
-Each op is one ``define_op`` call; the ops the scalar engine has too take
-their name, symbol and formulas from ``ops.notation``.  Grouped by kind;
+Each op is one ``define_op`` call; the ops the scalar engine has too are the
+entries of ``ops.shared``, their math bound to the numpy primitives ``ARRAY``.  Grouped by kind;
 ``from minigrad.ops.tensor import MUL`` gives the registry entry, and
 ``registered_ops("tensor")`` walks them all.
 """
@@ -10,6 +10,7 @@ from ._base import masked, nd
 from .elementwise import (
     ABS,
     ADD,
+    ARRAY,
     CLIP,
     DIV,
     ERF,
@@ -49,7 +50,7 @@ from .reductions import (
 from .shape import CAST, CAT, EXPAND, FLATTEN, PAD, RESHAPE, SQUEEZE, STACK, TRANSPOSE, UNSQUEEZE
 
 __all__ = [
-    "ABS", "ADD", "CAST", "CAT", "CLIP", "DIV", "ERF", "EXP", "EXPAND", "FLATTEN", "GELU",
+    "ABS", "ADD", "ARRAY", "CAST", "CAT", "CLIP", "DIV", "ERF", "EXP", "EXPAND", "FLATTEN", "GELU",
     "GETITEM", "LEAKY_RELU", "LOG", "LOGSUMEXP", "LOG_SOFTMAX", "MATMUL", "MAX", "MAXIMUM", "MEAN",
     "MAX_DIM", "MIN", "MIN_DIM", "MINIMUM", "MUL", "NEG", "PAD", "POW", "RELU", "RESHAPE",
     "SCATTER_ADD", "SIGMOID", "SOFTMAX", "SPLIT", "SQRT", "SQUEEZE", "STACK", "SUB", "SUM",

@@ -16,12 +16,9 @@ import math
 
 import numpy as np
 
-from ...core.op import define_op, no_gradient, passthrough
-from ..notation import notation
+from ...core.op import define_op, no_gradient
+from ..shared import SHARED, Override, Primitives
 from ._base import BROADCAST_PAIRS, away_from_zero, masked, nd, uniform
-
-_SQRT1_2 = 1.0 / math.sqrt(2.0)
-_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
 
 # --- test inputs ------------------------------------------------------------------
@@ -43,100 +40,94 @@ def _pos(rng, shape):
     return np.asarray(rng.uniform(0.3, 2.5, size=shape))
 
 
-# --- arithmetic -------------------------------------------------------------------
-ADD = define_op(
-    **notation("add"), engine="tensor", ufunc=np.add, saves="nothing",
-    grads=(passthrough, passthrough), cases=_binary_cases(uniform, uniform),
-    elementwise=True, promote=True,
-    doc="Addition passes the upstream gradient unchanged to both inputs; it saves nothing.")
-SUB = define_op(
-    **notation("sub"), engine="tensor", ufunc=np.subtract, saves="nothing",
-    grads=(passthrough, lambda g: nd(-g)), cases=_binary_cases(uniform, uniform),
-    elementwise=True, promote=True)
-MUL = define_op(
-    **notation("mul"), engine="tensor", ufunc=np.multiply, saves="inputs",
-    grads=(lambda g, a, b: g * b, lambda g, a, b: g * a),
-    cases=_binary_cases(uniform, uniform), elementwise=True, promote=True,
-    doc="Each input's gradient is the upstream gradient times the *other* input.")
+# --- the tensor engine's primitives (``ops.shared``) ---------------------------------
+_erf_scalar = np.frompyfunc(math.erf, 1, 1)
+
+
+def erf(x: np.ndarray) -> np.ndarray:
+    """The error function elementwise (numpy has none; math.erf is exact to float64)."""
+    return np.asarray(_erf_scalar(x), dtype=x.dtype)
+
+
+def _sign(x):
+    """sign(x), with sign(NaN) = 0 as in PyTorch (numpy's ``sign`` gives NaN there)."""
+    s = np.sign(x)
+    nan = np.isnan(s)
+    if nan.any():
+        s = np.where(nan, 0, s)
+    return s
+
+
+def _nonzero(x):
+    return x != 0
+
+
+def _is_zero(x):
+    return x == 0  # (a boolean array adds to a float one without changing its dtype)
+
+
+def _like(w, x):
+    return w.astype(x.dtype, copy=False)
+
+
+def _quiet():
+    return np.errstate(divide="ignore", invalid="ignore")
+
+
+#: numpy's ufuncs and a few helpers; on a Tensor (a ``create_graph`` pass) numpy hands each
+#: call to the Tensor (``tensor/numpy_protocol.py``), so the rule is recorded.
+ARRAY = Primitives(
+    engine="tensor", exp=np.exp, log=np.log, sqrt=np.sqrt, tanh=np.tanh, erf=erf,
+    div=np.divide, pow=np.power, maximum=np.maximum, minimum=np.minimum, sign=_sign,
+    where=np.where, masked=masked, nonzero=_nonzero, is_zero=_is_zero, like=_like,
+    quiet=_quiet)
+
+
+def _shared(name, cases, **facts):
+    """The tensor op of shared entry ``name``: its math bound to ``ARRAY``, plus this engine's
+    facts (every one of these ops is elementwise)."""
+    return SHARED[name].define("tensor", ARRAY, cases=cases, elementwise=True, **facts)
+
+
+# --- arithmetic ---------------------------------------------------------------------
+ADD = _shared("add", _binary_cases(uniform, uniform), ufunc=np.add, saves="nothing",
+              promote=True)
+SUB = _shared("sub", _binary_cases(uniform, uniform), ufunc=np.subtract, saves="nothing",
+              promote=True)
+MUL = _shared("mul", _binary_cases(uniform, uniform), ufunc=np.multiply, saves="inputs",
+              promote=True)
 
 
 def _div_forward(a, b):
+    """The shared ``div`` forward, with integer inputs cast first."""
     if a.dtype.kind in "biu" and b.dtype.kind in "biu":
-        # True division of integers gives PyTorch's default float32, not numpy's float64
-        # (such inputs never need a gradient, so the rules below never see them).
         a = a.astype(np.float32)
         b = b.astype(np.float32)
     out = a / b
     return out, (b, out)
 
 
-DIV = define_op(
-    **notation("div"), engine="tensor", forward=_div_forward,
-    grads=(lambda g, b, out: nd(g / b), lambda g, b, out: nd(-g * out / b)),
-    cases=_binary_cases(uniform, away_from_zero), elementwise=True, promote=True)
+DIV = _shared("div", _binary_cases(uniform, away_from_zero), promote=True,
+              forward=_div_forward, why={"forward": Override(
+                  "True division of integers gives PyTorch's default float32, not numpy's "
+                  "float64 (such inputs never need a gradient, so the rules never see them).")})
 
 
 def _pow_grad_base(g, x, p, out):
-    # p·x^(p−1), exactly 0 where p = 0 (as in PyTorch): there x^(p−1) may be inf (x = 0)
-    # and 0·inf is NaN.  An exponent per element is raised to 0 instead where p = 0
-    # (x^0 = 1 for every x), which changes no other element; adding the bool mask keeps
-    # p's dtype.  A scalar exponent (x ** 2, the common case) just takes a branch.
-    if p.ndim:
-        return nd(g * p * x ** (p - 1 + (p == 0)))
-    return nd(g * p * x ** (p - 1)) if p else nd(g * p)
+    """The shared rule, without its masks for one exponent other than 0 (``x ** 2``)."""
+    if p.ndim or not p:
+        return _POW_BASE(g, x, p, out)
+    return g * (p * x ** (p - 1))
 
 
-def _pow_grad_exponent(g, x, p, out):
-    # d(x^p)/dp = x^p · ln x.  Where x = 0 and p ≥ 0 it is 0, the limit (as in PyTorch;
-    # numerically 0·(−inf)).  Where x < 0, ln x is undefined and so is the gradient: NaN,
-    # as in PyTorch (x^p is only real there for integer p, so it has no slope in p).
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return nd(g * np.where(np.logical_and(x == 0, p >= 0), 0, out * np.log(x)))
-
-
-POW = define_op(
-    **notation("pow"), engine="tensor", forward=lambda x, p: ((out := x**p), (x, p, out)),
-    grads=(_pow_grad_base, _pow_grad_exponent), cases=_binary_cases(_pos, uniform),
-    elementwise=True, promote=True,
-    doc="Power rule for the base; x^p·ln x for the exponent, which needs x > 0.  At the "
-        "edges the gradients follow PyTorch: ∂/∂x is 0 wherever p = 0 (even at x = 0, where "
-        "p·x^(p−1) would be 0·inf), ∂/∂p is 0 at x = 0 for p ≥ 0 (the limit) and NaN for "
-        "a negative base (ln x is undefined).")
-NEG = define_op(
-    **notation("neg"), engine="tensor", ufunc=np.negative, saves="nothing",
-    grads=(lambda g: nd(-g),), cases=_unary_cases(uniform), elementwise=True)
-
-
-def _extreme_weights(lose, tie, dtype):
-    """An input's share of a ``maximum``/``minimum`` gradient: 0 where it lost, ½ on a
-    tie (so the tie's gradient is shared and its total conserved), 1 elsewhere.  Where
-    either input is NaN nobody lost or tied, so both get the whole gradient, as in
-    PyTorch: the NaN output's cause is not hidden from either of them."""
-    return (1.0 - lose - 0.5 * tie).astype(dtype, copy=False)
-
-
-def _maximum_forward(a, b):
-    out = np.maximum(a, b)
-    tie = a == b
-    return out, (_extreme_weights(a < b, tie, out.dtype), _extreme_weights(b < a, tie, out.dtype))
-
-
-def _minimum_forward(a, b):
-    out = np.minimum(a, b)
-    tie = a == b
-    return out, (_extreme_weights(a > b, tie, out.dtype), _extreme_weights(b > a, tie, out.dtype))
-
-
-MAXIMUM = define_op(
-    **notation("maximum"), engine="tensor", forward=_maximum_forward,
-    grads=(lambda g, wa, wb: masked(g, wa), lambda g, wa, wb: masked(g, wb)),
-    cases=_binary_cases(uniform, uniform), elementwise=True, promote=True,
-    constant_saves=True)
-MINIMUM = define_op(
-    **notation("minimum"), engine="tensor", forward=_minimum_forward,
-    grads=(lambda g, wa, wb: masked(g, wa), lambda g, wa, wb: masked(g, wb)),
-    cases=_binary_cases(uniform, uniform), elementwise=True, promote=True,
-    constant_saves=True)
+_POW_BASE = SHARED["pow"].bind(ARRAY)[1][0]
+POW = _shared("pow", _binary_cases(_pos, uniform), promote=True, grads={0: _pow_grad_base},
+              why={"grads[0]": Override(
+                  "Speed: x ** 2 (one exponent, not 0) is the common case, and the shared "
+                  "rule's two masks are no-ops there; skipping them saves two full-size passes.")})
+NEG = _shared("neg", _unary_cases(uniform), ufunc=np.negative, saves="nothing")
+MAXIMUM = _shared("maximum", _binary_cases(uniform, uniform), promote=True, constant_saves=True)
+MINIMUM = _shared("minimum", _binary_cases(uniform, uniform), promote=True, constant_saves=True)
 
 
 def _where_forward(cond, a, b):
@@ -190,48 +181,24 @@ CLIP = define_op(
 
 
 # --- unary functions --------------------------------------------------------------
-EXP = define_op(
-    **notation("exp"), engine="tensor", ufunc=np.exp, saves="output",
-    grads=(lambda g, out: nd(g * out),), cases=_unary_cases(uniform),
-    elementwise=True, float_only=True)
-LOG = define_op(
-    **notation("log"), engine="tensor", ufunc=np.log, saves="inputs",
-    grads=(lambda g, x: nd(g / x),), cases=_unary_cases(_pos),
-    elementwise=True, float_only=True)
-SQRT = define_op(
-    **notation("sqrt"), engine="tensor", ufunc=np.sqrt, saves="output",
-    grads=(lambda g, out: nd(g / (2 * out)),), cases=_unary_cases(_pos),
-    elementwise=True, float_only=True)
+EXP = _shared("exp", _unary_cases(uniform), ufunc=np.exp, saves="output", float_only=True)
+LOG = _shared("log", _unary_cases(_pos), ufunc=np.log, saves="inputs", float_only=True)
+SQRT = _shared("sqrt", _unary_cases(_pos), ufunc=np.sqrt, saves="output", float_only=True)
+ABS = _shared("abs", _unary_cases(away_from_zero), ufunc=np.abs, saves="inputs")
 
-
-def _abs_grad(g, x):
-    """g · sign(x), with sign(NaN) = 0 as in PyTorch (numpy's ``sign`` gives NaN there)."""
-    s = np.sign(x)
-    nan = np.isnan(s)
-    if nan.any():
-        s = np.where(nan, 0, s)
-    return nd(g * s)
-
-
-ABS = define_op(
-    **notation("abs"), engine="tensor", ufunc=np.abs, saves="inputs", grads=(_abs_grad,),
-    cases=_unary_cases(away_from_zero), elementwise=True)
-
-
-# tanh and sigmoid are the activations whose rules need more than one numpy call,
-# and the best way to spell them depends on the size.  A small array's cost is the
-# Python calls: g − g·out·out never converts the Python number 1 (~0.5 us on a 4x4
-# float32 array).  A large array's cost is memory traffic: each call streams whole
-# arrays, and ``g * (1 - out*out)`` makes a temporary per call.  Filling one fresh
-# buffer in place (three passes, one allocation, fewer arrays read) is ~40% faster
-# on 4M elements.  Both compute the same formula.
+# tanh's and sigmoid's rules need more than one numpy call, and each call streams whole
+# arrays.  A small array's cost is the Python calls: the shared formulas make three.  A
+# large array's cost is memory traffic: each call makes a temporary, so for a
+# large array the same formula is computed by filling one fresh buffer in place (three
+# passes, one allocation, fewer arrays read: ~40% faster on 4M elements).  The same
+# operations in the same order: the same bits.
 _LARGE = 1 << 15  # elements; far above where a Python call stops mattering
 
 
 def _tanh_grad(g, out):
-    """∂/∂x tanh(x) · g = (1 − out²) · g."""
+    """The shared rule g·(1 − out·out), in place for a large array."""
     if out.size < _LARGE or out.__class__ is not np.ndarray:  # (nodes: the plain formula)
-        return g - g * out * out
+        return _TANH_GRAD(g, out)
     t = out * out
     np.subtract(1, t, out=t)
     t *= g
@@ -239,26 +206,27 @@ def _tanh_grad(g, out):
 
 
 def _sigmoid_grad(g, out):
-    """∂/∂x σ(x) · g = out·(1 − out) · g."""
+    """The shared rule g·(out − out·out), in place for a large array."""
     if out.size < _LARGE or out.__class__ is not np.ndarray:  # (nodes: the plain formula)
-        return nd(g * (out - out * out))
-    t = 1 - out
-    t *= out
+        return _SIGMOID_GRAD(g, out)
+    t = out * out
+    np.subtract(out, t, out=t)
     t *= g
     return t
 
 
-TANH = define_op(
-    **notation("tanh"), engine="tensor", ufunc=np.tanh, saves="output", grads=(_tanh_grad,),
-    cases=_unary_cases(uniform), elementwise=True, float_only=True)
+_TANH_GRAD = SHARED["tanh"].bind(ARRAY)[1][0]
+_SIGMOID_GRAD = SHARED["sigmoid"].bind(ARRAY)[1][0]
+_IN_PLACE = Override("Speed: a large array's rule in one fresh buffer, in place (see above).")
+TANH = _shared("tanh", _unary_cases(uniform), ufunc=np.tanh, saves="output", float_only=True,
+               grads={0: _tanh_grad}, why={"grads[0]": _IN_PLACE})
 
 
 def _sigmoid_forward(x):
-    # σ(x) = 1/(1+e^−x) overflows e^−x for very negative x; with e = e^−|x| ≤ 1:
-    # σ(x) = 1/(1+e) for x ≥ 0 and e/(1+e) for x < 0, both safe.  The choice between
-    # them is a product with max(e, x ≥ 0), which is 1 or e, not np.where: with signs
-    # that change from element to element np.where is several times slower than the
-    # whole formula.  (nd: numpy gives scalars for 0-d inputs, which cannot be reused.)
+    """The shared forward, where(x ≥ 0, r, e·r), as a product with max(e, x ≥ 0), which is
+    1 or e, and in place: with signs that change from element to element np.where is
+    several times slower than the whole formula.  (nd: numpy gives scalars for 0-d
+    inputs, which cannot be reused.)"""
     e = nd(np.abs(x))
     np.negative(e, out=e)
     np.exp(e, out=e)
@@ -268,23 +236,12 @@ def _sigmoid_forward(x):
     return out, (out,)
 
 
-SIGMOID = define_op(
-    **notation("sigmoid"), engine="tensor", forward=_sigmoid_forward, grads=(_sigmoid_grad,),
-    cases=_unary_cases(uniform), elementwise=True, float_only=True)
-
-
-def _relu_grad(g, out):
-    """g where out > 0, else 0 (exactly, even for an inf g); a NaN input passes g on,
-    as in PyTorch, rather than hiding it: the mask is "not out ≤ 0", not "out > 0".
-    An output of relu is never negative, so that mask is ``out ≠ 0`` (NaN ≠ 0 holds):
-    one comparison."""
-    return masked(g, out != 0)
-
-
-RELU = define_op(
-    **notation("relu"), engine="tensor",
-    forward=lambda x: ((out := np.maximum(x, 0)), (out,)), grads=(_relu_grad,),
-    cases=_unary_cases(away_from_zero), elementwise=True)
+SIGMOID = _shared("sigmoid", _unary_cases(uniform), float_only=True,
+                  forward=_sigmoid_forward, grads={0: _sigmoid_grad},
+                  why={"forward": Override("Speed: np.where replaced by a product, in place "
+                                           "(see _sigmoid_forward)."),
+                       "grads[0]": _IN_PLACE})
+RELU = _shared("relu", _unary_cases(away_from_zero))
 
 
 def _leaky_forward(x, negative_slope=0.01):
@@ -310,47 +267,8 @@ LEAKY_RELU = define_op(
     label=lambda attrs: f"LeakyReLU({attrs.get('negative_slope', 0.01)})",
     elementwise=True, float_only=True)
 
-_erf_scalar = np.frompyfunc(math.erf, 1, 1)
-_2_SQRTPI = 2.0 / math.sqrt(math.pi)
-
-
-def erf(x: np.ndarray) -> np.ndarray:
-    """The error function elementwise (numpy has none; math.erf is exact to float64)."""
-    return np.asarray(_erf_scalar(x), dtype=x.dtype)
-
-
-ERF = define_op(
-    **notation("erf"), engine="tensor", forward=lambda x: (erf(x), (x,)),
-    grads=(lambda g, x: nd(g * (_2_SQRTPI * np.exp(-(x * x)))),),
-    cases=_unary_cases(uniform), elementwise=True, float_only=True,
-    doc="The error function, erf(x) = 2/√π ∫₀ˣ e^(−t²) dt: GELU's normal cdf is built on it.")
-
-
-# GELU's forward and rule are written with ERF, the op, and numpy calls: on Tensors (a
-# create_graph pass recomputes the saved cdf by running this forward on the input node)
-# every step is a recorded node, so the gradient can be differentiated again.
-def _gelu_forward(x, approximate="none"):
-    if approximate == "tanh":
-        # 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))
-        inner = math.sqrt(2 / math.pi) * (x + 0.044715 * x * x * x)
-        t = np.tanh(inner)
-        return 0.5 * x * (1 + t), (x, t)
-    cdf = 0.5 * (1 + ERF(x * _SQRT1_2))
-    return x * cdf, (x, cdf)
-
-
-def _gelu_grad(g, x, c, approximate="none", **_):
-    if approximate == "tanh":
-        k = math.sqrt(2 / math.pi)
-        dinner = k * (1 + 3 * 0.044715 * x * x)
-        return nd(g * (0.5 * (1 + c) + 0.5 * x * (1 - c * c) * dinner))
-    pdf = _INV_SQRT_2PI * np.exp(-0.5 * x * x)
-    return nd(g * (c + x * pdf))
-
-
-GELU = define_op(
-    **notation("gelu"), engine="tensor", forward=_gelu_forward, grads=(_gelu_grad,),
-    cases=lambda rng: (_unary_cases(uniform)(rng)
-                       + [((uniform(rng, (3, 4)),), {"approximate": "tanh"})]),
-    label=lambda attrs: "GELU(tanh)" if attrs.get("approximate") == "tanh" else "GELU",
-    elementwise=True, float_only=True)
+ERF = _shared("erf", _unary_cases(uniform), float_only=True)
+GELU = _shared("gelu", lambda rng: (_unary_cases(uniform)(rng)
+                                    + [((uniform(rng, (3, 4)),), {"approximate": "tanh"})]),
+               label=lambda attrs: "GELU(tanh)" if attrs.get("approximate") == "tanh" else "GELU",
+               float_only=True)

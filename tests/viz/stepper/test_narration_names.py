@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import minigrad
 from minigrad import Value
-from minigrad.ops.notation import NOTATION
+from minigrad.ops.shared import NOTATION
 from tests._graphs import Cube
 from viz.stepper.frames import Frames
 from viz.stepper.narration import _deriv_text

@@ -39,7 +39,8 @@ def test_pow_zero_exponent_tensor_at_zero_base(dtype):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_pow_base_gradient_unchanged_where_p_is_not_zero(dtype):
-    """The p = 0 fix changes no other element: bit-for-bit the old ``g·p·x^(p−1)``."""
+    """The p = 0 fix changes no other element: bit for bit ``g·(p·x^(p−1))``, PyTorch's
+    order (g last: ``ops/shared.py``, the scalar engine's order too)."""
     from minigrad.ops.tensor import POW
 
     rng = np.random.default_rng(4)
@@ -49,12 +50,12 @@ def test_pow_base_gradient_unchanged_where_p_is_not_zero(dtype):
     g = rng.standard_normal((5, 7)).astype(dtype)
     out, saved = POW.forward(x, p)
     got = POW.grads[0](g, *saved)
-    np.testing.assert_array_equal(got, g * p * x ** (p - 1))
+    np.testing.assert_array_equal(got, g * (p * x ** (p - 1)))
     assert got.dtype == dtype
     # a scalar exponent (x ** 2) is a 0-d array of x's dtype
     p0 = np.asarray(2.0, dtype)
     out, saved = POW.forward(x, p0)
-    np.testing.assert_array_equal(POW.grads[0](g, *saved), g * p0 * x ** (p0 - 1))
+    np.testing.assert_array_equal(POW.grads[0](g, *saved), g * (p0 * x ** (p0 - 1)))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

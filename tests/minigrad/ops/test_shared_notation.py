@@ -1,4 +1,4 @@
-"""An op that both engines have is written alike in both: one table, ``ops.notation``.
+"""An op that both engines have is written alike in both: one table, ``ops.shared``.
 
 ``a * b`` draws as ``×`` and steps through with ``∂/∂a = b`` whether ``a`` is a
 ``Value`` or a ``Tensor``; these tests walk the registry, so a new op added to
@@ -12,7 +12,7 @@ import pytest
 import minigrad  # noqa: F401  (registers the scalar and tensor ops)
 import minigrad.nn.functional  # noqa: F401  (and the functional ones)
 from minigrad.core.op import get_op, registered_ops
-from minigrad.ops.notation import NOTATION, notation
+from minigrad.ops.shared import NOTATION, notation
 
 SCALAR = {op.name for op in registered_ops("scalar")}
 TENSOR = {op.name for op in registered_ops("tensor")}
