@@ -42,6 +42,7 @@ LAYERS = [
     ("functional", ["minigrad.nn.functional", "minigrad.nn.functional.*"]),
     ("nn/optim/data", ["minigrad.nn", "minigrad.nn.*", "minigrad.optim", "minigrad.optim.*",
                        "minigrad.data", "minigrad.data.*"]),
+    ("interop", ["minigrad.interop", "minigrad.interop.*"]),  # torch <-> nn, imported lazily
     ("func", ["minigrad.func", "minigrad.func.*"]),
     ("jit", ["minigrad.jit", "minigrad.jit.*"]),
     ("training and CLI", ["minigrad.fitting", "minigrad.train"]),
