@@ -308,3 +308,25 @@ def test_import_viz_does_not_import_torch():
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_saved_attribute_this_torch_cannot_read_is_left_out_and_said_once():
+    from viz.render.torch_graph import _saved_items
+
+    class OddNode:  # a Node whose torch lists a saved attribute it cannot read
+        _saved_self = torch.zeros(2)
+
+        @property
+        def _saved_gone(self):
+            raise AttributeError("not in this build")
+
+        def name(self):
+            return "OddBackward0"
+
+    notes = {}
+    opts = viz.DisplayOptions()
+    items = _saved_items(OddNode(), 7, opts, notes, torch)
+    assert [(s.key, s.text) for s in items] == [("s_7_0", "self: (2,) float32 8 B")]
+    again = _saved_items(OddNode(), 8, opts, notes, torch)  # a second node: no second note
+    assert [s.text for s in again] == ["self: (2,) float32 8 B"]
+    assert list(notes) == ["missing"] and "OddBackward0._saved_gone" in notes["missing"]
