@@ -129,7 +129,8 @@ class ViewNode:
     op: str | None  # the op's name ("mul", or a custom Function's class name)
     symbol: str | None  # what the op shows: op.display(attrs)
     name: str | None  # label / name / parameter name
-    data: str  # formatted value (tensors: a one-line preview, cut to width)
+    data: str | None  # formatted value (tensors: a one-line preview, cut to width); None:
+    # no value kept (a torch graph's op node, viz.render.torch_graph)
     grad: str | None  # formatted grad, NO_GRAD if not computed yet, None if no field
     shape: str | None = None  # tensors only, e.g. "(3, 4)"
     dtype: str | None = None  # tensors only, e.g. "float32"
