@@ -34,6 +34,8 @@ _LAZY = {
     "saved_key": "render.view",
     "cluster_key": "render.view",
     "grad_label": "render.view",
+    # PyTorch's backward graph in the same view (torch imported only when given a tensor)
+    "torch_view": "render.torch_graph",
     # how every renderer shows a graph
     "DisplayOptions": "render.options",
     # graphviz

@@ -30,7 +30,8 @@ from pathlib import Path
 from .dot import render_dot
 from .options import LAYOUTS, UNSET, DisplayOptions, resolve
 from .svg_draw import render_svg
-from .view import DRAW_WIDTH, GraphView, build_view, is_node
+from .torch_graph import graph_view
+from .view import DRAW_WIDTH, GraphView, is_node
 
 __all__ = ["draw", "Graph", "DotNotFoundError", "GraphTooLargeError", "dot_available",
            "layout_engine", "INSTALL_HINT", "BUILTIN_NOTE", "LAYOUT_ENV"]
@@ -206,9 +207,9 @@ class Graph:
                 f'<div class="minigrad-graph minigrad-graph-text"><pre>{escape(self.text())}'
                 f"</pre><p><small>{escape(note)}</small></p></div>"
             )
-        note = ""
+        note = "".join(f"<p><small>{escape(text)}</small></p>" for text in self.view.notes)
         if self.layout == "builtin" and self.options.layout == "auto":  # dot was not there
-            note = f'<p><small>{escape(BUILTIN_NOTE + INSTALL_HINT)}</small></p>'
+            note += f'<p><small>{escape(BUILTIN_NOTE + INSTALL_HINT)}</small></p>'
         return f'<div class="minigrad-graph" style="overflow:auto">{svg}{note}</div>'
 
     def _repr_svg_(self) -> str | None:
@@ -251,7 +252,8 @@ def draw(
     layout: str = UNSET,
     orders=UNSET,
 ) -> Graph:
-    """Draw the graph behind ``root`` (a Value/Tensor, a list of them, or a Tape).
+    """Draw the graph behind ``root`` (a Value/Tensor, a list of them, or a Tape), or
+    PyTorch's backward graph behind a torch tensor (``viz.render.torch_graph``).
 
     ``options`` is a ``viz.DisplayOptions`` (its defaults are the ones below);
     keywords given here override its fields:
@@ -301,7 +303,7 @@ def draw(
         legend=legend, edge_labels=edge_labels, title=title, saved_values=saved_values,
         layout=layout, orders=orders))
     highlighted = _ids(opts.highlight)
-    view = build_view(root, options=opts, width=DRAW_WIDTH)
+    view = graph_view(root, options=opts, width=DRAW_WIDTH)  # (a torch tensor too)
     max_nodes = opts.max_nodes
     if max_nodes is not None and opts.modules != "box" and len(view.nodes) > max_nodes:
         raise _too_large(len(view.nodes), max_nodes)

@@ -56,7 +56,8 @@ from minigrad.memory import order_counts, orders_text
 
 from .derivative_orders import order_mark
 from .options import UNSET, DisplayOptions, resolve
-from .view import GraphView, build_view
+from .torch_graph import graph_view
+from .view import GraphView
 
 __all__ = ["text", "print_graph", "render_text"]
 
@@ -76,7 +77,8 @@ def text(
     max_indent: int = UNSET,
     orders=UNSET,
 ) -> str:
-    """The graph behind ``root`` (a Value/Tensor, a list of them, or a Tape) as a tree.
+    """The graph behind ``root`` (a Value/Tensor, a list of them, or a Tape) as a tree;
+    a torch tensor gives PyTorch's backward graph (``viz.render.torch_graph``).
 
     ``options`` is a ``viz.DisplayOptions``; keywords given here override its
     fields.  ``params`` names leaves (Module, dict or pairs); ``show_grad=False``
@@ -92,7 +94,7 @@ def text(
         params=params, scopes=scopes, show_grad=show_grad, show_saved=show_saved,
         digits=digits, width=width, preview=preview, ids=ids, max_indent=max_indent,
         orders=orders))
-    return render_text(build_view(root, options=opts), options=opts)
+    return render_text(graph_view(root, options=opts), options=opts)  # (a torch tensor too)
 
 
 def print_graph(root, **options) -> None:
@@ -139,6 +141,7 @@ def render_text(view: GraphView, *, options: DisplayOptions | None = None, ids: 
     counts = order_counts({n.id: n.order for n in view.nodes if not n.stub})
     if any(counts.keys() - {0}) or any(n.stub for n in view.nodes):
         lines.append(orders_text(counts) + _stub_note(view))
+    lines.extend(f"note: {note}" for note in view.notes)
     return "\n".join(lines)
 
 
@@ -160,7 +163,8 @@ def _line(n, ids: bool) -> str:
     parts = [_head(n, ids)]
     if n.kind == "tensor" and n.shape is not None:  # (a multi-output op's node has none)
         parts.append(f"{n.shape} {n.dtype}")
-    parts.append(f"data={n.data}")
+    if n.data is not None:  # (a torch graph's op node: torch keeps no value there)
+        parts.append(f"data={n.data}")
     if n.grad is not None:
         parts.append(f"grad={n.grad}")
     if n.saved is None:

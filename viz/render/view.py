@@ -129,7 +129,8 @@ class ViewNode:
     op: str | None  # the op's name ("mul", or a custom Function's class name)
     symbol: str | None  # what the op shows: op.display(attrs)
     name: str | None  # label / name / parameter name
-    data: str  # formatted value (tensors: a one-line preview, cut to width)
+    data: str | None  # formatted value (tensors: a one-line preview, cut to width); None:
+    # no value kept (a torch graph's op node, viz.render.torch_graph)
     grad: str | None  # formatted grad, NO_GRAD if not computed yet, None if no field
     shape: str | None = None  # tensors only, e.g. "(3, 4)"
     dtype: str | None = None  # tensors only, e.g. "float32"
@@ -145,6 +146,7 @@ class ViewNode:
     node: Any = field(default=None, repr=False)  # the graph node itself
     order: int = 0  # derivative order: 0 forward, 1 built by a create_graph backward ...
     stub: bool = False  # of an order not shown, kept because a shown node uses it
+    multi: bool | None = None  # several outputs (class ``multi``); None: ask ``node``
 
     @property
     def classes(self) -> str:
@@ -158,7 +160,8 @@ class ViewNode:
             parts.append("stub")
         if self.op == "checkpoint":  # a checkpointed block, collapsed (viz.checkpoint_view)
             parts.append("checkpoint")
-        if self.node is not None and is_record(self.node):
+        if self.multi if self.multi is not None else (
+                self.node is not None and is_record(self.node)):
             parts.append("multi")  # the op node of a multi-output op (viz.render.multi_output)
         return " ".join(parts)
 
@@ -191,12 +194,15 @@ class Cluster:
 class GraphView:
     """Nodes, edges and clusters of a graph; see the module docstring."""
 
-    def __init__(self, nodes, edges, roots, clusters):
+    def __init__(self, nodes, edges, roots, clusters, notes=()):
         self.nodes: list[ViewNode] = nodes
         self.edges: list[ViewEdge] = edges
         self.roots: tuple[int, ...] = roots
         self.clusters: list[Cluster] = clusters
         self.by_id: dict[int, ViewNode] = {n.id: n for n in nodes}
+        #: what the reader of this graph could not show, said once each (a torch graph's
+        #: released saved tensors, ``viz.render.torch_graph``); the text tree prints them
+        self.notes: tuple[str, ...] = tuple(notes)
 
     def node(self, which) -> ViewNode:
         """Look a node up by graph node, integer id or key ``"n_<id>"``."""
@@ -252,6 +258,9 @@ def as_roots(obj) -> tuple[tuple, list | None]:
                 "`with minigrad.record() as tape:`, or pass the output node itself)"
             )
         return tuple(obj.roots), list(obj.nodes)
+    if type(obj).__module__.split(".")[0] == "torch":  # viz.draw / viz.text take it as is
+        raise TypeError("build_view reads minigrad graphs; for a torch tensor use "
+                        "viz.torch_view(t) (viz.draw(t) and viz.text(t) read it themselves)")
     if isinstance(obj, (str, bytes)) or not hasattr(obj, "__iter__"):
         raise TypeError(
             f"viz expects a graph node (Value or Tensor), a list of them or a recorded "
