@@ -195,10 +195,20 @@ ABS = _shared("abs", _unary_cases(away_from_zero), ufunc=np.abs, saves="inputs")
 _LARGE = 1 << 15  # elements; far above where a Python call stops mattering
 
 
+#: 1 as a 0-d array of each float dtype: ``one - t`` with an array costs about 0.3 us
+#: less than with a Python ``1`` on a 4x4 array (numpy's handling of a Python scalar),
+#: and gives the same bits (the same dtype, the same subtraction)
+_ONES = {np.dtype(t): np.ones((), t) for t in (np.float16, np.float32, np.float64)}
+
+
 def _tanh_grad(g, out):
-    """The shared rule g·(1 − out·out), in place for a large array."""
-    if out.size < _LARGE or out.__class__ is not np.ndarray:  # (nodes: the plain formula)
+    """The shared rule g·(1 − out·out): written out for a small array (1 as a 0-d array
+    of out's dtype, no call to the shared rule), in place for a large one."""
+    if out.__class__ is not np.ndarray:  # (nodes, in a create_graph pass: the plain formula)
         return _TANH_GRAD(g, out)
+    if out.size < _LARGE:
+        one = _ONES.get(out.dtype)
+        return g * ((1 if one is None else one) - out * out)
     t = out * out
     np.subtract(1, t, out=t)
     t *= g
@@ -206,9 +216,12 @@ def _tanh_grad(g, out):
 
 
 def _sigmoid_grad(g, out):
-    """The shared rule g·(out − out·out), in place for a large array."""
-    if out.size < _LARGE or out.__class__ is not np.ndarray:  # (nodes: the plain formula)
+    """The shared rule g·(out − out·out): written out for a small array (no call to the
+    shared rule), in place for a large one."""
+    if out.__class__ is not np.ndarray:  # (nodes, in a create_graph pass: the plain formula)
         return _SIGMOID_GRAD(g, out)
+    if out.size < _LARGE:
+        return g * (out - out * out)
     t = out * out
     np.subtract(out, t, out=t)
     t *= g
