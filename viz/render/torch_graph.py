@@ -72,7 +72,7 @@ from .view import (
     saved_key,
 )
 
-__all__ = ["is_torch", "graph_view", "torch_view", "torch_symbol", "RELEASED"]
+__all__ = ["is_torch", "graph_view", "torch_view", "torch_symbol", "torch_op_name", "RELEASED"]
 
 #: what a saved tensor freed by ``backward()`` reads as
 RELEASED = "released by backward"
@@ -102,16 +102,29 @@ def graph_view(root, *, options: DisplayOptions | None = None, **keywords) -> Gr
     return reader(root, options=options, **keywords)
 
 
-def torch_symbol(name: str) -> str | None:
-    """The kit's symbol for the op a torch Node named ``name`` differentiates
-    (``"MulBackward0"`` → ``"×"``), ``None`` when the kit has no such op."""
+def torch_op_name(name: str) -> str | None:
+    """The name of the kit's op that a torch Node named ``name`` differentiates
+    (``"MulBackward0"`` → ``"mul"``, ``"MmBackward0"`` → ``"matmul"``), ``None`` when
+    the kit has no such op (``"AddmmBackward0"``)."""
+    return None if (op := _kit_op(name)) is None else op.name
+
+
+def _kit_op(name: str):
     from minigrad.core.op import get_op
 
     base = re.sub(r"Backward\d*$", "", name)
     snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", base).lower()
     try:
-        op = get_op(_SAME_OP.get(snake, snake), "tensor")
+        return get_op(_SAME_OP.get(snake, snake), "tensor")
     except KeyError:
+        return None
+
+
+def torch_symbol(name: str) -> str | None:
+    """The kit's symbol for the op a torch Node named ``name`` differentiates
+    (``"MulBackward0"`` → ``"×"``), ``None`` when the kit has no such op."""
+    op = _kit_op(name)
+    if op is None:
         return None
     try:
         return op.display({})

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import viz
-from viz.render.torch_graph import RELEASED, is_torch, torch_symbol, torch_view
+from viz.render.torch_graph import RELEASED, is_torch, torch_op_name, torch_symbol, torch_view
 
 torch = pytest.importorskip("torch", reason="torch is optional: the torch view is tested with it")
 
@@ -272,6 +272,8 @@ def test_the_kit_s_symbols_for_torch_node_names():
     assert torch_symbol("MulBackward0") == "×" and torch_symbol("MmBackward0") == "@"
     assert torch_symbol("LogSoftmaxBackward0") == "log_softmax"
     assert torch_symbol("TBackward0") == "ᵀ" and torch_symbol("AddmmBackward0") is None
+    assert torch_op_name("MulBackward0") == "mul" and torch_op_name("MmBackward0") == "matmul"
+    assert torch_op_name("TBackward0") == "transpose" and torch_op_name("AddmmBackward0") is None
 
 
 # --------------------------------------------------------------------- bad input and imports
