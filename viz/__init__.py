@@ -36,6 +36,9 @@ _LAZY = {
     "grad_label": "render.view",
     # PyTorch's backward graph in the same view (torch imported only when given a tensor)
     "torch_view": "render.torch_graph",
+    # one function in minigrad and in PyTorch: both graphs, paired, and a gradient table
+    "side_by_side": "render.side_by_side",
+    "SideBySide": "render.side_by_side",
     # how every renderer shows a graph
     "DisplayOptions": "render.options",
     # graphviz
