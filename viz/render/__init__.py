@@ -14,6 +14,9 @@ Read in this order:
 * ``svg_cards.py`` and ``svg_draw.py``: the same picture as SVG without ``dot``
   (placed by ``viz.layout``);
 * ``draw.py``: ``viz.draw`` and ``Graph``, which picks ``dot`` or the built-in layout.
+* ``torch_graph.py``: PyTorch's backward graph read into the same ``GraphView``;
+* ``side_by_side.py``: ``viz.side_by_side``, one function in minigrad and in PyTorch,
+  both graphs drawn with matching nodes paired, and a table of their gradients.
 
 (The package is called ``render``, not ``draw``, because ``viz.draw`` is the function.)
 """
