@@ -72,13 +72,16 @@ from .view import (
     saved_key,
 )
 
-__all__ = ["is_torch", "graph_view", "torch_view", "torch_symbol", "torch_op_name", "RELEASED"]
+__all__ = ["is_torch", "graph_view", "torch_view", "torch_symbol", "torch_op_name", "kit_op",
+           "forward_name",
+           "walk_nodes", "node_inputs", "node_outputs", "torch_node_name", "is_leaf_node",
+           "host_array", "model_in_caller", "RELEASED"]
 
 #: what a saved tensor freed by ``backward()`` reads as
 RELEASED = "released by backward"
 
 # torch Node names (``Backward<k>`` dropped, snake_case) that name a kit op differently
-_SAME_OP = {"mm": "matmul", "bmm": "matmul", "t": "transpose", "permute": "transpose",
+SAME_OP = {"mm": "matmul", "bmm": "matmul", "t": "transpose", "permute": "transpose",
             "view": "reshape", "unsafe_view": "reshape", "reshape_alias": "reshape",
             "split_with_sizes": "split", "clamp": "clip", "native_layer_norm": "layer_norm",
             "native_batch_norm": "batch_norm", "select": "getitem", "index": "getitem",
@@ -102,28 +105,10 @@ def graph_view(root, *, options: DisplayOptions | None = None, **keywords) -> Gr
     return reader(root, options=options, **keywords)
 
 
-def torch_op_name(name: str) -> str | None:
-    """The name of the kit's op that a torch Node named ``name`` differentiates
-    (``"MulBackward0"`` → ``"mul"``, ``"MmBackward0"`` → ``"matmul"``), ``None`` when
-    the kit has no such op (``"AddmmBackward0"``)."""
-    return None if (op := _kit_op(name)) is None else op.name
-
-
-def _kit_op(name: str):
-    from minigrad.core.op import get_op
-
-    base = re.sub(r"Backward\d*$", "", name)
-    snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", base).lower()
-    try:
-        return get_op(_SAME_OP.get(snake, snake), "tensor")
-    except KeyError:
-        return None
-
-
 def torch_symbol(name: str) -> str | None:
     """The kit's symbol for the op a torch Node named ``name`` differentiates
     (``"MulBackward0"`` → ``"×"``), ``None`` when the kit has no such op."""
-    op = _kit_op(name)
+    op = kit_op(name)
     if op is None:
         return None
     try:
@@ -132,10 +117,36 @@ def torch_symbol(name: str) -> str | None:
         return op.symbol or op.name
 
 
+def forward_name(name: str) -> str:
+    """The function a Node named ``name`` differentiates, snake_case: ``AddmmBackward0``
+    → ``addmm``."""
+    base = re.sub(r"Backward\d*$", "", name)
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", base).lower()
+
+
+def kit_op(name: str):
+    """The kit's tensor op for the op a torch Node named ``name`` differentiates
+    (``"MulBackward0"`` → mul), ``None`` when the kit has no such op."""
+    from minigrad.core.op import get_op
+
+    snake = forward_name(name)
+    try:
+        return get_op(SAME_OP.get(snake, snake), "tensor")
+    except KeyError:
+        return None
+
+
+def torch_op_name(name: str) -> str | None:
+    """The name of the kit's op that a torch Node named ``name`` differentiates
+    (``"MulBackward0"`` → ``"mul"``, ``"MmBackward0"`` → ``"matmul"``), ``None`` when
+    the kit has no such op (``"AddmmBackward0"``)."""
+    return None if (op := kit_op(name)) is None else op.name
+
+
 # --------------------------------------------------------------------- the walk
 
 
-def _inputs(fn) -> tuple:
+def node_inputs(fn) -> tuple:
     """``next_functions`` as read: ``((node or None, input_nr), ...)``; ``()`` if unreadable."""
     try:
         return tuple(fn.next_functions)
@@ -143,20 +154,20 @@ def _inputs(fn) -> tuple:
         return ()
 
 
-def _walk(roots) -> list:
+def walk_nodes(roots) -> list:
     """Every Node behind ``roots``, inputs before the Nodes using them (iterative DFS)."""
     order, seen = [], set()
     for root in roots:
         if root in seen:
             continue
         seen.add(root)
-        stack = [(root, iter(_inputs(root)))]
+        stack = [(root, iter(node_inputs(root)))]
         while stack:
             fn, todo = stack[-1]
             for parent, _ in todo:
                 if parent is not None and parent not in seen:
                     seen.add(parent)
-                    stack.append((parent, iter(_inputs(parent))))
+                    stack.append((parent, iter(node_inputs(parent))))
                     break
             else:
                 stack.pop()
@@ -164,7 +175,7 @@ def _walk(roots) -> list:
     return order
 
 
-def _name(fn) -> str:
+def torch_node_name(fn) -> str:
     try:
         return str(fn.name())
     except Exception:
@@ -206,26 +217,26 @@ def torch_view(
     for t in tensors:
         _check_has_graph(t, torch)
     root_fns = list(dict.fromkeys(t.grad_fn for t in tensors))
-    order = _walk(root_fns)
+    order = walk_nodes(root_fns)
     ids = {fn: k for k, fn in enumerate(order)}
-    leaves = [fn for fn in order if _is_leaf(fn)]
+    leaves = [fn for fn in order if is_leaf_node(fn)]
     model = opts.params if isinstance(opts.params, torch.nn.Module) else None
     if opts.params is None:
-        model = _model_in_caller({fn.variable for fn in leaves}, torch)
+        model = model_in_caller({fn.variable for fn in leaves}, torch)
         names = _param_names(model)
     else:
         names = _param_names(opts.params)
     modules = {n: type(m).__name__ for n, m in model.named_modules()} if model else {}
-    outputs = {fn: _outputs_of(fn) for fn in order}
+    outputs = {fn: node_outputs(fn) for fn in order}
     notes: dict[str, str] = {}
     nodes, edges, uses_data = [], [], set()
     root_of = {t.grad_fn: t for t in reversed(tensors)}  # the first tensor of each root Node
     for fn in order:
         nid = ids[fn]
-        vn = (_leaf_node(fn, nid, names, opts) if _is_leaf(fn)
+        vn = (_leaf_node(fn, nid, names, opts) if is_leaf_node(fn)
               else _op_node(fn, nid, root_of.get(fn), outputs[fn], opts, torch))
         inputs = []
-        for slot, (parent, input_nr) in enumerate(_inputs(fn)):
+        for slot, (parent, input_nr) in enumerate(node_inputs(fn)):
             if parent is None:  # an input that needs no gradient (data, a constant)
                 uses_data.add(nid)
                 continue
@@ -262,11 +273,11 @@ def _check_has_graph(t, torch) -> None:
         "compute the result outside no_grad, then draw it.")
 
 
-def _is_leaf(fn) -> bool:
+def is_leaf_node(fn) -> bool:
     return hasattr(fn, "variable")  # AccumulateGrad (its name varies: torch::autograd::...)
 
 
-def _outputs_of(fn) -> list:
+def node_outputs(fn) -> list:
     """``[(shape, dtype), ...]`` per output of Node ``fn`` (its ``_input_metadata``)."""
     try:
         return [(tuple(int(n) for n in m.shape), str(m.dtype).removeprefix("torch."))
@@ -275,7 +286,7 @@ def _outputs_of(fn) -> list:
         return []
 
 
-def _host(t):
+def host_array(t):
     """A torch tensor's values as a numpy array (``None`` if they cannot be read)."""
     try:
         t = t.detach()
@@ -292,7 +303,7 @@ def _host(t):
 
 def _fill_values(vn, t, grad, opts) -> None:
     """Shape, dtype, value preview and grad field of view node ``vn`` from tensor ``t``."""
-    data = _host(t)
+    data = host_array(t)
     vn.shape = format_shape(tuple(t.shape))
     vn.dtype = str(t.dtype).removeprefix("torch.")
     vn.size = int(t.numel())
@@ -301,7 +312,7 @@ def _fill_values(vn, t, grad, opts) -> None:
                else format_array(data, opts.digits, opts.width, opts.preview))
     if not opts.show_grad or grad is False:
         return
-    g = None if grad is None else _host(grad)
+    g = None if grad is None else host_array(grad)
     vn.grad_label = grad_label(data if data is not None else np.zeros(()), g,
                                digits=opts.digits, preview=opts.preview, width=opts.width)
     if g is None:
@@ -322,7 +333,7 @@ def _leaf_node(fn, nid, names, opts) -> ViewNode:
 
 
 def _op_node(fn, nid, root, outputs, opts, torch) -> ViewNode:
-    name = _name(fn)
+    name = torch_node_name(fn)
     custom = isinstance(fn, torch.autograd.function.BackwardCFunction)
     if custom:
         cls = getattr(fn, "_forward_cls", None)
@@ -365,7 +376,7 @@ def _saved_items(fn, nid, opts, notes, torch) -> tuple:
             v = getattr(fn, attr)
         except AttributeError:  # listed, but this torch version cannot read it
             notes.setdefault("missing", f"some saved attributes cannot be read in torch "
-                                        f"{torch.__version__} (e.g. {_name(fn)}.{attr}): "
+                                        f"{torch.__version__} (e.g. {torch_node_name(fn)}.{attr}): "
                                         f"left out")
             continue
         except RuntimeError as exc:
@@ -444,7 +455,7 @@ def _param_names(params) -> dict:
     return names
 
 
-def _model_in_caller(leaf_tensors, torch):
+def model_in_caller(leaf_tensors, torch):
     """The ``torch.nn.Module`` in the caller's variables naming the most of these leaves
     (ties: the first variable name), as ``viz.render.view.model_param_names`` does."""
     frame = sys._getframe(1)

@@ -5,6 +5,8 @@ Read the modules in this order:
 
 * ``recording.py``: what ``viz.step_through`` records (the forward pass, one or two
   backward passes) on one ``minigrad.record()`` tape;
+* ``torch_recording.py``: the same events from PyTorch's own backward (hooks on every
+  autograd Node), for ``viz.step_through`` of torch tensors;
 * ``replay.py``: which recorded events a replay shows, and as what;
 * ``narration.py``: each step in words (the panel);
 * ``frames.py``: ``Frames``, the tape turned into steps: classes per element, gradients

@@ -283,6 +283,8 @@ class Narrator:
     def data(self, node) -> str:
         """A node's value; arrays with their shape and dtype (and values when tiny)."""
         d = node.data
+        if getattr(d, "no_value", False):  # (a torch Node's output, a traced value: none kept)
+            return f"{format_shape(d.shape)} {d.dtype} (no value kept)"
         if _is_array(d):
             text = f"{format_shape(d.shape)} {d.dtype}"
             if d.size <= 6:
@@ -293,8 +295,10 @@ class Narrator:
 
     def operand(self, node) -> str:
         d = node.data
-        if _is_array(d):
+        if _is_array(d) and not getattr(d, "no_value", False):
             return self.value(d) if d.size <= 3 else format_shape(d.shape)
+        if getattr(d, "no_value", False):
+            return format_shape(d.shape)
         return self.value(d)
 
     def expr(self, node) -> tuple[str, str]:
@@ -312,7 +316,9 @@ class Narrator:
         if kw:
             args.append(kw)
             vals.append(kw)
-        return f"{op.name}({', '.join(args)})", f"{op.name}({', '.join(vals)})"
+        # (a torch Node's op is named for its backward, MulBackward0; the call is mul's)
+        fname = getattr(op, "forward_name", op.name)
+        return f"{fname}({', '.join(args)})", f"{fname}({', '.join(vals)})"
 
     # --- forward -------------------------------------------------------------------
     def forward_start(self, created, given) -> str:
@@ -458,7 +464,7 @@ class Narrator:
         if _is_array(local) or _is_array(p.data):
             shape = np.shape(local)
             line = f"{op.name}: {deriv}; upstream × local derivative = {self.value(local)}"
-            if tuple(shape) != tuple(np.shape(p.data)):
+            if not is_record(p) and tuple(shape) != tuple(np.shape(p.data)):
                 line += (f", summed over the broadcast axes from {format_shape(shape)} to "
                          f"{format_shape(np.shape(p.data))}")
             return line + f", added to {pname}.grad: {before} → {after}"

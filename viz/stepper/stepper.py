@@ -40,6 +40,7 @@ from .recording import record_call, record_forward_mode
 from .tangent_frames import MODE as TANGENT_MODE
 from .tangent_frames import TangentFrames
 from .template import SvgTemplate, companion_strings, state_css, svg_template
+from .torch_recording import record_torch, wants_torch
 
 __all__ = ["Stepper", "step_through", "GradText", "save_page"]
 
@@ -502,6 +503,16 @@ def step_through(fn, *inputs, mode: str = "both", create_graph: bool | None = No
     the ready queue.  A gradient hook (``register_hook``) that replaces a gradient
     gets a step of its own, in either order (``viz.stepper.engine_notes``).
 
+    PyTorch: given torch tensors, ``step_through(f, x, w)`` runs ``f`` and
+    ``step_through(loss)`` takes a torch loss's existing graph; either way PyTorch's
+    own ``loss.backward()`` runs once, with hooks on every autograd Node recording the
+    order its engine ran, each edge's ``grad_inputs``, the leaves' updates and pending
+    counts (``viz.stepper.torch_recording``).  What that does to your graph is what a
+    plain ``loss.backward()`` does: leaves' ``.grad`` accumulate, and the graph is freed
+    unless you pass ``retain_graph=True``.  ``params=`` (a torch Module, a dict or pairs)
+    names leaves; the panel names each Node (``MulBackward0``) with the kit's rule for
+    the same op, else "PyTorch's rule".
+
     Forward mode: ``mode="forward-mode"`` records ``fn`` inside
     ``forward_ad.dual_level()`` with each input made dual, ``make_dual(x, t)``, its
     tangent from ``tangents`` (a tuple, one per input, as ``torch.func.jvp`` takes
@@ -510,6 +521,17 @@ def step_through(fn, *inputs, mode: str = "both", create_graph: bool | None = No
     local derivative × incoming tangent (``viz.stepper.tangent_frames``).  The output need
     not be a scalar: its tangent is J·v.
     """
+    if wants_torch(fn, inputs):  # PyTorch's own backward, recorded into the same events
+        if create_graph or second or scheduler != "sorted" or tangents is not None \
+                or mode == TANGENT_MODE:
+            raise ValueError("step_through with torch tensors records PyTorch's own backward "
+                             "(its engine's order, a ready queue): create_graph, second, "
+                             "scheduler, tangents and mode='forward-mode' are for minigrad "
+                             "graphs")
+        return _step_through_torch(fn, inputs, mode, options)
+    if "retain_graph" in options:
+        raise TypeError("step_through: retain_graph= is for a torch loss (PyTorch's "
+                        "backward runs once); minigrad's recording keeps what it needs")
     if mode == TANGENT_MODE:
         if create_graph or second or scheduler == "ready-queue":
             raise ValueError("step_through: mode='forward-mode' runs no backward pass, so "
@@ -531,6 +553,23 @@ def step_through(fn, *inputs, mode: str = "both", create_graph: bool | None = No
                             f"gradient's graph{', then its own backward' if second else ''}, "
                             f"step by step")
     return Stepper(tape, mode=mode, **options)
+
+
+def _step_through_torch(fn, inputs, mode: str, options: dict) -> Stepper:
+    """``step_through`` of torch tensors (``viz.stepper.torch_recording``): run ``fn`` (or
+    take the loss), record PyTorch's backward with hooks, step through it."""
+    tape, names, scopes, notes = record_torch(
+        fn, inputs, params=options.pop("params", None),
+        retain_graph=options.pop("retain_graph", None))
+    if scopes is not None and options.get("scopes") is None:
+        options["scopes"] = scopes
+    if not options.get("title"):
+        subject = _subject(fn, names) if names or callable(fn) else "PyTorch's loss"
+        options["title"] = f"{subject}: PyTorch's forward graph and its real backward, step by step"
+    stepper = Stepper(tape, mode=mode, **options)
+    stepper.torch_notes = notes  # what the torch graph could not say, once each
+    stepper.torch_recorder = tape.recorder  # its hooks' log (gone from the graph by now)
+    return stepper
 
 
 def _title(options: dict, fn, names, mode: str) -> None:
