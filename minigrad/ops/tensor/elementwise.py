@@ -206,8 +206,8 @@ def _tanh_grad(g, out):
     of out's dtype, no call to the shared rule), in place for a large one."""
     if out.__class__ is not np.ndarray:  # (nodes, in a create_graph pass: the plain formula)
         return _TANH_GRAD(g, out)
-    if out.size < _LARGE:
-        one = _ONES.get(out.dtype)
+    if out.size < _LARGE:  # (a jit symbol, which poses as an array, keeps the plain 1)
+        one = _ONES.get(out.dtype) if type(out) is np.ndarray else None
         return g * ((1 if one is None else one) - out * out)
     t = out * out
     np.subtract(1, t, out=t)
