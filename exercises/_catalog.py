@@ -79,6 +79,11 @@ EXERCISES: tuple[Exercise, ...] = (
     Exercise("ex24", "ex24_fuse_by_hand", 14,
              "an elementwise chain fused by hand, forward and backward",
              ("fused_forward", "fused_backward")),
+    Exercise("ex25", "ex25_depends_on", 15,
+             "what a loss depends on, read from PyTorch's next_functions", ("depends_on",)),
+    Exercise("ex26", "ex26_biggest_saved", 15,
+             "the saved tensor that holds the most memory in PyTorch's graph",
+             ("biggest_saved",)),
 )
 
 _BY_ID = {e.id: e for e in EXERCISES}
