@@ -177,6 +177,9 @@ class Frames:
             )
         #: the ready-queue pass's bookkeeping, replayed from the tape's notes
         self.ready_queue = ReadyQueue(tape, self._events, replay.crosses)
+        #: what a recorded backward did to the user's graph, said on the first seed step
+        #: (a torch step-through: ``torch_recording.ran_backward_note``)
+        self._seed_note = getattr(tape, "seed_note", None)
         self._build(getattr(tape, "released", None))
 
     @property
@@ -417,6 +420,8 @@ class Frames:
                 title = f"{phase} · seed {self.name(e.node)}"
                 label = "Seed" if len(seeds) == 1 else f"Backward pass {npass}, seed"
                 text = self.say.seed(e, label, self._builds(npass))
+                if npass == 1 and self._seed_note:
+                    text += "\n" + self._seed_note
                 self._emit("backward", "seeded", title, text, node=e.node.id)
             elif e.kind == "visit":
                 n = e.node

@@ -31,7 +31,8 @@ How:
 What it does to the user's graph: exactly what ``loss.backward(retain_graph=...)``
 does.  The leaves' ``.grad`` end as a plain backward leaves them (accumulated onto
 what they held), and without ``retain_graph=True`` the graph's saved tensors are
-freed, so a second backward through it raises, as in PyTorch.
+freed, so a second backward through it raises, as in PyTorch.  The panel's first
+backward step says so (``ran_backward_note``).
 
 torch is imported only here, when a torch tensor is given.
 """
@@ -56,7 +57,7 @@ from ..render.torch_graph import (
 from .recording import parameter_names
 
 __all__ = ["TorchNode", "TorchOp", "BackwardRecorder", "record_torch", "torch_op",
-           "PYTORCH_RULE"]
+           "ran_backward_note", "PYTORCH_RULE"]
 
 #: what the panel says for a Node whose op the kit does not have
 PYTORCH_RULE = "PyTorch's rule"
@@ -280,6 +281,17 @@ class BackwardRecorder:
                 h.remove()
 
 
+def ran_backward_note(retain_graph) -> str:
+    """What the first backward step says the step-through did to the user's graph."""
+    if retain_graph:
+        return ("This step-through ran the loss's backward once, as "
+                "loss.backward(retain_graph=True): .grad accumulated as after that call, and "
+                "PyTorch kept the graph, so it can run backward again.")
+    return ("This step-through ran the loss's backward once, as loss.backward(): .grad "
+            "accumulated as after that call, and without retain_graph=True PyTorch freed the "
+            "graph (its saved tensors), so a second backward through it raises.")
+
+
 FREED = ("step_through: this torch graph was already freed by an earlier backward() (its "
          "saved tensors are gone), so PyTorch cannot run its backward again. Pass "
          "retain_graph=True to that earlier backward, or compute the loss again and step "
@@ -397,6 +409,7 @@ def record_torch(fn, inputs, *, params=None, retain_graph=None):
     recorder.run(loss, retain_graph=retain_graph)
     tape = build_tape(records, by_fn, order, recorder.raw, leaf_grads)
     tape.recorder = recorder  # (the tests count what its hooks saw)
+    tape.seed_note = ran_backward_note(retain_graph)  # (the panel's first backward step)
     notes.update(dict.fromkeys(note_texts.values()))
     scopes = Scopes(view)
     return tape, names, (scopes or None), tuple(notes)

@@ -242,3 +242,24 @@ def test_offline_player_page_builds(tmp_path, layout):
     assert s.template is not None and not s.template.missing
     assert "MulBackward0" in page and 'id="n_0"' in page
     assert len(s.frames) == 17
+
+
+@pytest.mark.parametrize("retain", [None, True])
+def test_first_backward_step_says_the_backward_ran_once(retain):
+    x, w = tanh_mul()
+    loss = torch.tanh(x * w).sum()
+    s = viz.step_through(loss, retain_graph=retain)
+    seeds = [f for f in s.frames.frames if f.kind == "seeded"]
+    assert len(seeds) == 1
+    said = seeds[0].text
+    assert "This step-through ran the loss's backward once" in said
+    assert ".grad accumulated as after that call" in said
+    if retain:
+        assert "loss.backward(retain_graph=True)" in said and "kept the graph" in said
+    else:
+        assert "without retain_graph=True PyTorch freed the graph" in said
+    # only there: the other steps do not repeat it
+    assert sum("ran the loss's backward once" in f.text for f in s.frames.frames) == 1
+    # a minigrad step-through says nothing of the kind
+    plain = viz.step_through(lambda a, b: a * b, 2.0, 3.0)
+    assert not any("ran the loss's backward" in f.text for f in plain.frames.frames)
