@@ -25,6 +25,7 @@ import pytest
 pytestmark = pytest.mark.browser
 
 HERE = Path(__file__).parent
+ROOT = HERE.parent.parent
 NOTEBOOK = "stepper_smoke.ipynb"
 START_TIMEOUT = 90  # seconds for Lab to answer
 RED = "rgb(214, 39, 40)"  # current
@@ -71,16 +72,20 @@ def stop(proc, base: str) -> None:
                 proc.wait(timeout=10)
 
 
-@pytest.fixture
-def lab(tmp_path, browser):
+def running_lab(tmp_path, notebook: str):
+    """Start JupyterLab on a temporary copy of ``notebook``; yield ``(base url, tmp_path)``.
+
+    127.0.0.1, a free port, an empty token, throwaway Jupyter dirs, no pop-ups, and the
+    kernel importing this checkout (``PYTHONPATH``), not whichever copy the venv has."""
     if shutil.which("jupyter-lab", path=os.path.dirname(sys.executable)) is None:
         pytest.skip("JupyterLab is not installed in this environment")
     work = tmp_path / "notebooks"
     work.mkdir()
-    shutil.copy(HERE / NOTEBOOK, work / NOTEBOOK)
+    shutil.copy(HERE / notebook, work / notebook)
     home = tmp_path / "jupyter"
     env = {
         **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
         "JUPYTER_CONFIG_DIR": str(home / "config"),
         "JUPYTER_DATA_DIR": str(home / "data"),
         "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
@@ -115,11 +120,16 @@ def lab(tmp_path, browser):
         log.close()
 
 
-def run_all(page, base) -> None:
-    """Open the smoke notebook in Lab and run all its cells."""
+@pytest.fixture
+def lab(tmp_path, browser):
+    yield from running_lab(tmp_path, NOTEBOOK)
+
+
+def run_all(page, base, notebook: str = NOTEBOOK, workspace: str = "mgtest") -> None:
+    """Open ``notebook`` in Lab and run all its cells."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-    page.goto(f"{base}/lab/workspaces/mgtest/tree/{NOTEBOOK}?reset")
+    page.goto(f"{base}/lab/workspaces/{workspace}/tree/{notebook}?reset")
     page.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell")
     # Lab may ask which kernel to start: take the notebook's own (python3)
     accept = page.locator(".jp-Dialog .jp-mod-accept")

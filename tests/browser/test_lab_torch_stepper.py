@@ -11,16 +11,12 @@ names the PyTorch Node with the kit's mul rule.  The kernel imports this checkou
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from .test_lab_stepper import START_TIMEOUT, free_port, stop, wait_for_server
+from .test_lab_stepper import run_all, running_lab
 
 torch = pytest.importorskip("torch", reason="torch is not installed: the torch step-through "
                                              "in JupyterLab is not tested")
@@ -28,7 +24,6 @@ torch = pytest.importorskip("torch", reason="torch is not installed: the torch s
 pytestmark = pytest.mark.browser
 
 HERE = Path(__file__).parent
-ROOT = HERE.parent.parent
 NOTEBOOK = "torch_stepper.ipynb"
 PANEL = ".mg-stepper-widget .mg-panel"
 
@@ -44,62 +39,7 @@ def notebook_frames():
 
 @pytest.fixture
 def torch_lab(tmp_path, browser):
-    if shutil.which("jupyter-lab", path=os.path.dirname(sys.executable)) is None:
-        pytest.skip("JupyterLab is not installed in this environment")
-    work = tmp_path / "notebooks"
-    work.mkdir()
-    shutil.copy(HERE / NOTEBOOK, work / NOTEBOOK)
-    home = tmp_path / "jupyter"
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
-        "JUPYTER_CONFIG_DIR": str(home / "config"),
-        "JUPYTER_DATA_DIR": str(home / "data"),
-        "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
-        "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
-        "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"),
-        "IPYTHONDIR": str(home / "ipython"),
-        "JUPYTER_PLATFORM_DIRS": "1",
-    }
-    labconfig = home / "config" / "labconfig"
-    labconfig.mkdir(parents=True)
-    (labconfig / "page_config.json").write_text(json.dumps({"disabledExtensions": {
-        "@jupyterlab/apputils-extension:announcements": True}}))
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    log = open(tmp_path / "lab.log", "w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
-         f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-         "--IdentityProvider.token=", "--ServerApp.password=",
-         f"--ServerApp.root_dir={work}", "--ServerApp.disable_check_xsrf=True",
-         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-         "--ServerApp.terminals_enabled=False"]
-        + (["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []),
-        cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-    )
-    try:
-        wait_for_server(f"{base}/api/status", proc, START_TIMEOUT)
-        yield base, tmp_path
-    finally:
-        stop(proc, base)
-        log.close()
-
-
-def run_all(page, base) -> None:
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    page.goto(f"{base}/lab/workspaces/mgtorch/tree/{NOTEBOOK}?reset")
-    page.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell")
-    accept = page.locator(".jp-Dialog .jp-mod-accept")  # which kernel: the notebook's own
-    try:
-        accept.wait_for(timeout=20_000)
-        accept.click()
-    except PlaywrightTimeout:
-        pass
-    page.wait_for_selector(".jp-NotebookPanel [data-status='idle']")
-    page.click(".lm-MenuBar-itemLabel:text-is('Run')")
-    page.click(".lm-Menu-itemLabel:text-is('Run All Cells')")
+    yield from running_lab(tmp_path, NOTEBOOK)
 
 
 def test_torch_step_through_in_jupyterlab(torch_lab, browser):
@@ -112,7 +52,7 @@ def test_torch_step_through_in_jupyterlab(torch_lab, browser):
     page = context.new_page()
     page.set_default_timeout(30_000)
     try:
-        run_all(page, base)
+        run_all(page, base, NOTEBOOK, "mgtorch")
         widget = page.locator(".mg-stepper-widget").first
         widget.wait_for()
         widget.scroll_into_view_if_needed()
