@@ -104,10 +104,12 @@ def _student_frame(tb):
     return f"{os.path.basename(where[0])}:{where[1]}" if where else None
 
 
-def call(fn, name: str, args: dict, hint_on_error: str | None = None, context: str | None = None):
+def call(fn, name: str, args: dict, hint_on_error=None, context: str | None = None):
     """Call student code as ``fn(*args.values())``; turn a crash into a clear failure.
 
     ``context`` names the call in messages (default: the call with its arguments).
+    ``hint_on_error`` is the hint for a crash, or a function of the exception that
+    returns one (or ``None``: the usual hint), for hints that depend on what went wrong.
 
     ``NotImplementedError`` passes through untouched: it is how an untouched
     stub says "not attempted yet".
@@ -119,16 +121,23 @@ def call(fn, name: str, args: dict, hint_on_error: str | None = None, context: s
     except ExerciseFailure:
         raise
     except RecursionError as exc:
+        hint_on_error = _hint(hint_on_error, exc)
         where = _student_frame(exc.__traceback__)
         fail(f"{context or signature_text(name, args)} hit Python's recursion limit"
              + (f" (at {where})" if where else ""),
              hint_on_error or "walk the graph with an explicit stack (a list) instead of "
              "recursion: a deep graph has thousands of nodes")
     except Exception as exc:
+        hint_on_error = _hint(hint_on_error, exc)
         where = _student_frame(exc.__traceback__)
         at = f" at {where}" if where else ""
         fail(f"{context or signature_text(name, args)} raised {type(exc).__name__}: {exc}{at}",
              hint_on_error or _none_arithmetic_hint(exc))
+
+
+def _hint(hint_on_error, exc: Exception) -> str | None:
+    """``call``'s hint for ``exc``: as given, or computed from the exception."""
+    return hint_on_error(exc) if callable(hint_on_error) else hint_on_error
 
 
 def _none_arithmetic_hint(exc: Exception) -> str | None:

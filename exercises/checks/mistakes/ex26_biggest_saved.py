@@ -2,24 +2,11 @@
 
 from __future__ import annotations
 
+from .._torch import nodes_of
 from ._registry import mistake
 
 
-def _nodes(root):
-    if root is None:
-        return []
-    out, seen, stack = [], {root}, [root]
-    while stack:
-        node = stack.pop()
-        out.append(node)
-        for parent, _ in node.next_functions:
-            if parent is not None and parent not in seen:
-                seen.add(parent)
-                stack.append(parent)
-    return out
-
-
-def _biggest(loss, *, size=None, attributes=None, catch=True, label=None, nodes=_nodes):
+def _biggest(loss, *, size=None, attributes=None, catch=True, label=None, nodes=nodes_of):
     """The reference walk, with one thing done wrong (each mistake's keyword)."""
     import torch
 
