@@ -26,7 +26,7 @@ from ..core.modes import STATE, set_recorders
 from ..core.node import origin_of
 from ..engines.output_grads import OutputGrads
 
-__all__ = ["detect_anomaly", "AnomalyError", "AnomalyWatch", "anomaly_mode", "creation_stack"]
+__all__ = ["detect_anomaly", "AnomalyError", "AnomalyWatch", "creation_stack"]
 
 _PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -52,11 +52,6 @@ class detect_anomaly:
     def __exit__(self, *exc):
         set_recorders(self.prev)
         return False
-
-
-def anomaly_mode() -> bool:
-    """True while ``detect_anomaly()`` is on in this thread."""
-    return any(isinstance(r, AnomalyWatch) for r in STATE.recorders)
 
 
 class AnomalyWatch:

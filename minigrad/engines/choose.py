@@ -141,11 +141,11 @@ def run_backward(roots, seeds, retain_graph: bool, create_graph: bool = False,
 def run_loop(roots, order, retain_graph: bool, create_graph: bool = False,
              engine: str | None = None, scheduler: str = "sorted", post_hooks: bool = True,
              hooks: bool = True) -> None:
-    """Run the loop that fits over ``order``, whose seeds are already in place.
+    """Run the loop that fits over ``order``, whose seeds are already in place
+    (``scheduler`` by today's name: ``check_keywords`` translated an older one).
 
     (``utils.checkpoint`` calls this for the block it recomputes, with ``hooks=False``:
     the block's inner nodes are its own, and the outer pass runs the hooks.)"""
-    scheduler = _OLD_NAMES.get(scheduler, scheduler)
     recorders = STATE.recorders
     hooked = hooks and SWITCHES.hooked_nodes
     # Like PyTorch, backward produces inf/nan silently (d sqrt(x)/dx at 0 is inf);
