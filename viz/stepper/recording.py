@@ -59,7 +59,7 @@ def record_call(fn, inputs, *, create_graph: bool = False, second: bool = False,
     names = parameter_names(fn, len(inputs))
     with minigrad.record() as tape:
         args = [as_leaf(x, name) for x, name in zip(inputs, names)]
-        out = fn(*args)
+        out = _call_with_scopes(tape, fn, args)
         check_scalar(out, fn, args, names)
         with GradsSetAside(out, tape) as aside:
             # Nodes of an earlier graph keep their saved values, so that graph's own
@@ -102,9 +102,27 @@ def record_forward_mode(fn, inputs, tangents=None):
                  for a, t in zip(args, tangents)]
         for dual, name in zip(duals, names):
             dual.label = name
-        out = fn(*duals)
+        out = _call_with_scopes(tape, fn, duals)
         _check_node(out, fn, duals, names)
     return tape, names
+
+
+def _call_with_scopes(tape, fn, args):
+    """``fn(*args)``, noting which modules ran: ``tape.scopes``, a ``ScopeMap`` whose
+    ``param_names`` are the parameters' full paths (``layers.0.neurons.1.w.0``).
+
+    A parameter's label is only its name inside its own module (``w.0``, ``weight``),
+    so every neuron's first weight is ``w.0``; the replay names parameters by path,
+    as ``viz.draw(params=model)`` does (``viz.stepper.frames``).  The ``ScopeMap``
+    knows the modules the function called, even ones held only in a closure.
+    (``viz.render.view.build_view`` reads ``tape.scopes`` the same way.)
+    """
+    from minigrad.nn import record_scopes
+
+    with record_scopes() as scopes:
+        out = fn(*args)
+    tape.scopes = scopes
+    return out
 
 
 def _ones_like(leaf):
