@@ -24,6 +24,14 @@ PyTorch's names and semantics (checked against torch 2.13 by
 
 * Both return a ``RemovableHandle``: ``handle.remove()`` (or ``with handle:``).
 
+* ``t.retain_grad()`` on a node made by an op: its ``.grad`` *accumulates* across
+  backward passes (and ``autograd.grad`` calls), as a leaf's does, instead of holding
+  the latest pass's sum; ``t.retains_grad`` says so.  PyTorch implements it as a hook
+  and so does minigrad: the node counts as hooked (``retain``), and ``choose.py``
+  adds each pass's gradient to the one kept from before (``retained_grads``,
+  ``add_retained``), after any ``register_hook`` replaced it.  On a leaf it does
+  nothing; on a node that does not require grad it is an error, as in PyTorch.
+
 Where minigrad differs from PyTorch:
 
 * A first-order gradient is a numpy array (a float for ``Value``), like
@@ -65,17 +73,20 @@ from ..core.node import origin_of
 from .switches import count_hooked
 
 __all__ = ["RemovableHandle", "GradHooks", "add_hook", "hooks_of", "HookedPass",
-           "describe", "hook_name"]
+           "describe", "hook_name", "retain_grad", "retains_grad", "retained_grads",
+           "add_retained", "added"]
 
 
 class GradHooks:
-    """A node's hooks: ``pre`` (``register_hook``) and ``post`` (post-accumulate), as handles."""
+    """A node's hooks: ``pre`` (``register_hook``) and ``post`` (post-accumulate), as handles,
+    and ``retain`` (``retain_grad()``: its ``.grad`` accumulates across passes)."""
 
-    __slots__ = ("pre", "post", "finalizer")
+    __slots__ = ("pre", "post", "retain", "finalizer")
 
     def __init__(self, finalizer):
         self.pre: list = []
         self.post: list = []
+        self.retain = False
         self.finalizer = finalizer
 
 
@@ -97,7 +108,7 @@ class RemovableHandle:
         handles = hooks.post if self.post else hooks.pre
         if self in handles:
             handles.remove(self)
-        if not hooks.pre and not hooks.post:
+        if not hooks.pre and not hooks.post and not hooks.retain:
             node.origin.hooks = None
             if hooks.finalizer.detach() is not None:
                 count_hooked(-1)
@@ -132,6 +143,14 @@ def add_hook(node, fn, post: bool) -> RemovableHandle:
         raise RuntimeError(f"{what}: {describe(node)} is not a leaf; post-accumulate-grad "
                            f"hooks run after a leaf's .grad is updated, and only leaves "
                            f"accumulate .grad (use register_hook on it instead)")
+    handle = RemovableHandle(fn, node, post)
+    hooks = _hooks_made(node)
+    (hooks.post if post else hooks.pre).append(handle)
+    return handle
+
+
+def _hooks_made(node) -> GradHooks:
+    """The node's ``GradHooks``, made (and counted as a hooked node) on first use."""
     origin = origin_of(node)
     hooks = origin.hooks
     if hooks is None:
@@ -139,9 +158,49 @@ def add_hook(node, fn, post: bool) -> RemovableHandle:
         finalizer.atexit = False
         hooks = origin.hooks = GradHooks(finalizer)
         count_hooked(1)
-    handle = RemovableHandle(fn, node, post)
-    (hooks.post if post else hooks.pre).append(handle)
-    return handle
+    return hooks
+
+
+def retain_grad(node) -> None:
+    """``node.retain_grad()`` (see the module doc): a non-leaf's ``.grad`` accumulates."""
+    if not node.requires_grad:
+        raise RuntimeError(f"can't retain_grad on {type(node).__name__} that has "
+                           f"requires_grad=False ({describe(node)}: no gradient will ever "
+                           f"reach it)")
+    if node.op is None:  # a leaf accumulates its .grad already: nothing to do (PyTorch too)
+        return
+    _hooks_made(node).retain = True
+
+
+def retains_grad(node) -> bool:
+    """Whether ``retain_grad()`` was called on this non-leaf (always ``False`` on a leaf)."""
+    hooks = hooks_of(node)
+    return hooks is not None and hooks.retain
+
+
+def retained_grads(order) -> list:
+    """``[(node, its .grad now)]`` for the nodes of ``order`` that retain their gradient,
+    taken before a pass resets every non-leaf's ``.grad`` (``core.backward.start``)."""
+    return [(n, n.grad) for n in order if retains_grad(n)]
+
+
+def add_retained(kept) -> None:
+    """After a pass: each retaining node's ``.grad`` is what it held before plus this
+    pass's gradient (``None`` if the pass did not reach it), a new sum, as for a leaf."""
+    for node, old in kept:
+        node.grad = added(old, node.grad)
+
+
+def added(old, new):
+    """``old + new`` for gradients, either of which may be ``None``; an array sum is a new
+    array, and a node (a ``create_graph`` gradient) stays a node whichever side it is on."""
+    if old is None:
+        return new
+    if new is None:
+        return old
+    if isinstance(old, np.ndarray) and isinstance(new, np.ndarray):
+        return np.asarray(old + new)  # (0-d + 0-d gives a numpy scalar)
+    return new + old if hasattr(new, "engine_class") else old + new
 
 
 class HookedPass(Steps):
