@@ -56,8 +56,9 @@ class Differentiable(Node):
         leaf), ``autograd.grad`` adds into it too, and ``retains_grad`` is ``True``.
         Like PyTorch: a no-op on a leaf; an error on a node that does not require
         grad; a ``register_hook`` replacement is what is kept; with
-        ``create_graph=True`` the kept gradient is a node.  It is a hook (see
-        ``engines/hooked.py``): while the node lives, backward runs the hooked loop.
+        ``create_graph=True`` the kept gradient is a node.  PyTorch makes it a hook;
+        here backward adds the kept gradient back after the pass, so every loop,
+        the fast one too, runs as before (``engines/hooked.py``).
         """
         retain_grad(self)
 

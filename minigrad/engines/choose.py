@@ -133,8 +133,8 @@ def run_backward(roots, seeds, retain_graph: bool, create_graph: bool = False,
     order = topological_order(roots, leaves=False)
     if SWITCHES.latest_inplace_change > order[0].id:  # changed in place since it began
         check_unmodified(order)
-    # retain_grad() is a hook: only while some node is hooked can one retain its .grad
-    kept = retained_grads(order) if SWITCHES.hooked_nodes else None
+    # non-leaves that retain_grad(): their .grad adds this pass's to what it held
+    kept = retained_grads(order) if SWITCHES.retaining_nodes else None
     start(order, roots, seeds)
     run_loop(roots, order, retain_graph, create_graph, engine, scheduler, post_hooks)
     if kept:

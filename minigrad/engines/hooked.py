@@ -26,11 +26,14 @@ PyTorch's names and semantics (checked against torch 2.13 by
 
 * ``t.retain_grad()`` on a node made by an op: its ``.grad`` *accumulates* across
   backward passes (and ``autograd.grad`` calls), as a leaf's does, instead of holding
-  the latest pass's sum; ``t.retains_grad`` says so.  PyTorch implements it as a hook
-  and so does minigrad: the node counts as hooked (``retain``), and ``choose.py``
-  adds each pass's gradient to the one kept from before (``retained_grads``,
-  ``add_retained``), after any ``register_hook`` replaced it.  On a leaf it does
-  nothing; on a node that does not require grad it is an error, as in PyTorch.
+  the latest pass's sum; ``t.retains_grad`` says so.  PyTorch implements it as a hook;
+  here it needs none inside the loop, since every loop already leaves each non-leaf
+  its pass's gradient: ``choose.py`` takes the retaining nodes' ``.grad`` before the
+  pass and adds it back after (``retained_grads``, ``add_retained``), so any loop may
+  run, the fast one included, and a ``register_hook`` replacement is what is added.
+  ``switches.SWITCHES.retaining_nodes`` counts the live retaining nodes, so a pass
+  with none pays one check.  On a leaf it does nothing; on a node that does not
+  require grad it is an error, as in PyTorch.
 
 Where minigrad differs from PyTorch:
 
@@ -70,7 +73,7 @@ import numpy as np
 from ..core.backward import Steps
 from ..core.modes import set_grad_mode
 from ..core.node import origin_of
-from .switches import count_hooked
+from .switches import count_hooked, count_retaining
 
 __all__ = ["RemovableHandle", "GradHooks", "add_hook", "hooks_of", "HookedPass",
            "describe", "hook_name", "retain_grad", "retains_grad", "retained_grads",
@@ -79,15 +82,17 @@ __all__ = ["RemovableHandle", "GradHooks", "add_hook", "hooks_of", "HookedPass",
 
 class GradHooks:
     """A node's hooks: ``pre`` (``register_hook``) and ``post`` (post-accumulate), as handles,
-    and ``retain`` (``retain_grad()``: its ``.grad`` accumulates across passes)."""
+    and whether it retains its gradient (``retain_grad()``).  ``finalizer`` and ``retain``
+    count the node in ``SWITCHES.hooked_nodes`` (while it has hooks) and
+    ``SWITCHES.retaining_nodes`` until it dies (``None``: not counted there)."""
 
     __slots__ = ("pre", "post", "retain", "finalizer")
 
-    def __init__(self, finalizer):
+    def __init__(self):
         self.pre: list = []
         self.post: list = []
-        self.retain = False
-        self.finalizer = finalizer
+        self.retain = None
+        self.finalizer = None
 
 
 class RemovableHandle:
@@ -108,10 +113,12 @@ class RemovableHandle:
         handles = hooks.post if self.post else hooks.pre
         if self in handles:
             handles.remove(self)
-        if not hooks.pre and not hooks.post and not hooks.retain:
-            node.origin.hooks = None
-            if hooks.finalizer.detach() is not None:
+        if not hooks.pre and not hooks.post:
+            if hooks.finalizer is not None and hooks.finalizer.detach() is not None:
                 count_hooked(-1)
+            hooks.finalizer = None
+            if hooks.retain is None:  # (a retaining node keeps its record)
+                node.origin.hooks = None
 
     def __enter__(self):
         return self
@@ -145,20 +152,26 @@ def add_hook(node, fn, post: bool) -> RemovableHandle:
                            f"accumulate .grad (use register_hook on it instead)")
     handle = RemovableHandle(fn, node, post)
     hooks = _hooks_made(node)
+    if hooks.finalizer is None:  # its first hook: a hooked node from now on
+        hooks.finalizer = _counted(node, count_hooked)
     (hooks.post if post else hooks.pre).append(handle)
     return handle
 
 
 def _hooks_made(node) -> GradHooks:
-    """The node's ``GradHooks``, made (and counted as a hooked node) on first use."""
+    """The node's ``GradHooks``, made on first use."""
     origin = origin_of(node)
-    hooks = origin.hooks
-    if hooks is None:
-        finalizer = weakref.finalize(node, count_hooked, -1)
-        finalizer.atexit = False
-        hooks = origin.hooks = GradHooks(finalizer)
-        count_hooked(1)
-    return hooks
+    if origin.hooks is None:
+        origin.hooks = GradHooks()
+    return origin.hooks
+
+
+def _counted(node, count) -> weakref.finalize:
+    """``count(1)`` now and ``count(-1)`` when ``node`` dies (unless detached first)."""
+    finalizer = weakref.finalize(node, count, -1)
+    finalizer.atexit = False
+    count(1)
+    return finalizer
 
 
 def retain_grad(node) -> None:
@@ -169,13 +182,15 @@ def retain_grad(node) -> None:
                            f"reach it)")
     if node.op is None:  # a leaf accumulates its .grad already: nothing to do (PyTorch too)
         return
-    _hooks_made(node).retain = True
+    hooks = _hooks_made(node)
+    if hooks.retain is None:
+        hooks.retain = _counted(node, count_retaining)
 
 
 def retains_grad(node) -> bool:
     """Whether ``retain_grad()`` was called on this non-leaf (always ``False`` on a leaf)."""
     hooks = hooks_of(node)
-    return hooks is not None and hooks.retain
+    return hooks is not None and hooks.retain is not None
 
 
 def retained_grads(order) -> list:

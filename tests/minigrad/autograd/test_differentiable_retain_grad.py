@@ -195,17 +195,36 @@ def test_autograd_grad_adds_into_a_retained_grad_and_leaves_others_alone():
     np.testing.assert_allclose(y.grad, ty.grad.numpy(), rtol=1e-12)
 
 
-def test_a_retaining_node_that_dies_stops_counting_as_hooked():
+def test_a_retaining_node_counts_while_it_lives_and_is_not_a_hooked_node():
     gc.collect()
-    before = SWITCHES.hooked_nodes
+    retaining, hooked = SWITCHES.retaining_nodes, SWITCHES.hooked_nodes
     x = _mg(X)
     y = x * 2.0
     y.retain_grad()
-    y.retain_grad()  # twice: still one hooked node
-    assert SWITCHES.hooked_nodes == before + 1
+    y.retain_grad()  # twice: still one node
+    assert (SWITCHES.retaining_nodes, SWITCHES.hooked_nodes) == (retaining + 1, hooked)
     handle = y.register_hook(lambda g: None)
-    handle.remove()  # removing its only hook keeps it retaining
-    assert y.retains_grad and SWITCHES.hooked_nodes == before + 1
+    assert SWITCHES.hooked_nodes == hooked + 1
+    handle.remove()  # removing its only hook: no longer hooked, still retaining
+    assert y.retains_grad and SWITCHES.hooked_nodes == hooked
+    assert SWITCHES.retaining_nodes == retaining + 1
     del y, handle
     gc.collect()
-    assert SWITCHES.hooked_nodes == before
+    assert (SWITCHES.retaining_nodes, SWITCHES.hooked_nodes) == (retaining, hooked)
+
+
+def test_retaining_keeps_the_fast_loop(monkeypatch):
+    """retain_grad needs nothing inside the loop, so the fast one still runs."""
+    from minigrad.engines import fast
+
+    calls = []
+    real = fast.run_tensor
+    monkeypatch.setattr(fast, "run_tensor", lambda *a: calls.append(1) or real(*a))
+    x, y, loss = _graph(_mg, retain=True)
+    loss.backward(retain_graph=True)
+    loss.backward()
+    assert len(calls) == 2
+    x0, y0, loss0 = _graph(_mg, retain=True)
+    _backward(loss0, "reference", "sorted", retain_graph=True)
+    _backward(loss0, "reference", "sorted")
+    np.testing.assert_array_equal(y.grad, y0.grad)
