@@ -44,7 +44,9 @@ lab: setup ## open your own copy of the lessons (workspace/, made on first run, 
 	@$(VENV)/bin/jupyter trust notebooks/*.ipynb > /dev/null
 	@$(PY) scripts/workspace.py sync --workspace $(WORKSPACE)
 	@$(PY) scripts/workspace.py lab-settings > /dev/null
-	@# (the pre-save hook keeps a saved lesson free of widget views whose state is not saved)
+	@# (the pre-save hook keeps a saved lesson free of widget views whose state is not saved;
+	@# the venv first on PATH, so that `python -m exercises ex04` in a Lab terminal runs it)
+	PATH=$(abspath $(VENV))/bin:$$PATH MINIGRAD_WORKSPACE=$(abspath $(WORKSPACE)) \
 	PYTHONPATH=$(CURDIR)$${PYTHONPATH:+:$$PYTHONPATH} $(VENV)/bin/jupyter lab \
 		--ServerApp.root_dir=$(WORKSPACE) \
 		--ContentsManager.pre_save_hook=scripts.lab_save.drop_orphan_widget_views \
