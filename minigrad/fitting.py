@@ -279,6 +279,26 @@ def evaluate(model, loader, loss_fn=None) -> tuple[float, float]:
     return total_loss / count, correct / count
 
 
+# A notebook bar's share of its row: the same for every epoch, so the bars line up.
+BAR_WIDTH = "50%"
+
+
+def epoch_label(epoch: int, epochs: int) -> str:
+    """``epoch  7/20``: padded with figure spaces (U+2007, a digit's width, which HTML
+    does not collapse as it does ASCII spaces), so every epoch's label is as wide and
+    the bars after them start at the same place, in a notebook as in a terminal."""
+    return f"epoch {str(epoch).rjust(len(str(epochs)), chr(0x2007))}/{epochs}"
+
+
+def line_up(bar) -> None:
+    """Give a notebook tqdm bar (a row of label, bar and a text whose length changes with
+    the rate and the postfix) a fixed share of the row.  tqdm lets the bar take what the
+    texts leave, so each epoch's bar had its own width; a terminal bar is left alone."""
+    children = getattr(getattr(bar, "container", None), "children", ())
+    if len(children) == 3 and hasattr(children[1], "layout"):
+        children[1].layout.flex = f"0 0 {BAR_WIDTH}"
+
+
 class _Progress:
     """A tqdm bar over an epoch's batches when tqdm is installed, else nothing per batch."""
 
@@ -291,6 +311,7 @@ class _Progress:
                 tqdm = None
             if tqdm is not None:
                 self.bar = tqdm(total=total, desc=desc, leave=True, dynamic_ncols=True)
+                line_up(self.bar)
 
     def update(self, loss, acc):
         if self.bar is not None:
@@ -323,12 +344,11 @@ def fit(model, optimizer, loss_fn, train_loader, epochs: int, val_loader=None,
                          "batch_size with drop_last=True?)")
     loss_fn = loss_fn or _default_loss()
     history = History()
-    width = len(str(epochs))
     for epoch in range(1, epochs + 1):
         model.train()
         lr = optimizer.param_groups[0]["lr"]
         started = time.perf_counter()
-        bar = _Progress(progress, len(train_loader), f"epoch {epoch:>{width}}/{epochs}")
+        bar = _Progress(progress, len(train_loader), epoch_label(epoch, epochs))
         total_loss, correct, count = 0.0, 0, 0
         for xb, yb in train_loader:
             out = model(_as_input(xb))
