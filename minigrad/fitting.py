@@ -279,8 +279,10 @@ def evaluate(model, loader, loss_fn=None) -> tuple[float, float]:
     return total_loss / count, correct / count
 
 
-# A notebook bar's share of its row: the same for every epoch, so the bars line up.
-BAR_WIDTH = "50%"
+# A notebook bar's row: the text right of the bar (count, times, rate, loss, accuracy)
+# gets a fixed box, the bar the rest, so every epoch's bar has the same width.
+TEXT_WIDTH = "60ch"
+BAR_MIN_WIDTH = "25%"
 
 
 def epoch_label(epoch: int, epochs: int) -> str:
@@ -291,12 +293,24 @@ def epoch_label(epoch: int, epochs: int) -> str:
 
 
 def line_up(bar) -> None:
-    """Give a notebook tqdm bar (a row of label, bar and a text whose length changes with
-    the rate and the postfix) a fixed share of the row.  tqdm lets the bar take what the
-    texts leave, so each epoch's bar had its own width; a terminal bar is left alone."""
-    children = getattr(getattr(bar, "container", None), "children", ())
-    if len(children) == 3 and hasattr(children[1], "layout"):
-        children[1].layout.flex = f"0 0 {BAR_WIDTH}"
+    """Line up a notebook tqdm bar with the bars of the other epochs.
+
+    tqdm's notebook bar is a row of three widgets: the label, the bar, and a text whose
+    length changes with the rate and the postfix; the bar takes what the texts leave, so
+    each epoch's bar had its own width.  Here the text gets a fixed box (its lines wrap
+    inside it when long; it shrinks on a narrow page, the same for every row) and the row
+    does not wrap, so the bars start and end at the same place.  A terminal bar (no
+    widgets) is left alone.
+    """
+    container = getattr(bar, "container", None)
+    children = getattr(container, "children", ())
+    if len(children) != 3 or not all(hasattr(w, "layout") for w in children):
+        return
+    _, progress, text = children
+    container.layout.flex_flow = "row nowrap"
+    progress.layout.flex = "1 1 0"
+    progress.layout.min_width = BAR_MIN_WIDTH
+    text.layout.flex = f"0 1 {TEXT_WIDTH}"
 
 
 class _Progress:

@@ -123,9 +123,12 @@ def test_a_notebook_bar_gets_a_fixed_share_of_its_row():
     for bar, postfix in zip(bars, ("loss=0.1, acc=9.0%", "loss=0.0123, acc=100.0%")):
         fitting.line_up(bar)
         bar.set_postfix_str(postfix)
+    rows = [[(w.layout.flex, w.layout.min_width) for w in b.container.children] for b in bars]
+    assert rows[0] == rows[1]  # the same geometry whatever the texts say
     label, progress, text = bars[0].container.children
-    assert progress.layout.flex == f"0 0 {fitting.BAR_WIDTH}"
-    assert [b.container.children[1].layout.flex for b in bars] == [progress.layout.flex] * 2
+    assert text.layout.flex == f"0 1 {fitting.TEXT_WIDTH}"  # the changing text: a fixed box
+    assert progress.layout.flex == "1 1 0"  # the bar: the rest of the row
+    assert bars[0].container.layout.flex_flow == "row nowrap"
     for bar in bars:
         bar.close()
 
