@@ -1,7 +1,7 @@
 """``python -m exercises ex04``: check your answer from any terminal.
 
 The same command works at the repository root and in a terminal opened in JupyterLab
-(which starts in your workspace), with no ``pytest`` on the PATH and no path to type:
+(in the workspace or wherever it starts), with no ``pytest`` on the PATH and no path to type:
 ``python -m`` finds this package wherever the kit is installed (``make lab``'s venv, or
 ``PYTHONPATH``).  It checks *your* copy: the workspace's ``exercises/exNN_*.py`` when
 there is one (``make lab`` makes it), else the course's stub; the first line says which

@@ -84,7 +84,7 @@ def your_file(exercise, start=None) -> Path:
     course's stub.
 
     So the command checks the student's work from the repository root as from a terminal
-    opened in JupyterLab (which starts in the workspace).  ``check()`` in a notebook of
+    opened in JupyterLab (in the workspace, or the folder Lab was started from).  ``check()`` in a notebook of
     the course's ``notebooks/`` keeps reading the course's stub: those are what the tests
     and nbval run.
     """

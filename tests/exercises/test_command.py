@@ -1,6 +1,6 @@
 """``python -m exercises exNN`` (exercises/__main__.py): one command that checks the
-student's copy from the repository root and from a terminal opened in JupyterLab (which
-starts in the workspace), saying which file it read.
+student's copy from the repository root and from inside the workspace (where a terminal
+opened in JupyterLab may start), saying which file it read.
 
 Each test runs the command in a subprocess, as a student types it: ``python -m``, no
 ``pytest`` on the PATH, the kit found through ``PYTHONPATH`` as ``make lab`` sets it.
