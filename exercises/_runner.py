@@ -84,9 +84,9 @@ def your_file(exercise, start=None) -> Path:
     course's stub.
 
     So the command checks the student's work from the repository root as from a terminal
-    opened in JupyterLab (in the workspace, or the folder Lab was started from).  ``check()`` in a notebook of
-    the course's ``notebooks/`` keeps reading the course's stub: those are what the tests
-    and nbval run.
+    opened in JupyterLab (in the workspace, or the folder Lab was started from).
+    ``check()`` in a notebook of the course's ``notebooks/`` keeps reading the course's
+    stub: those are what the tests and nbval run.
     """
     ex = find(exercise)
     found = student_file(ex, start)

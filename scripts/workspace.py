@@ -22,8 +22,9 @@ without ever overwriting the student's work:
 
 A manifest in the workspace records the hash of the course version each file
 was copied from, and for a lesson the hash of its cells' sources: that is how
-"the student edited it" is told apart from "the course changed it".  ``exercises.check`` reads the manifest's presence to know
-that a notebook runs inside a workspace.
+"the student edited it" is told apart from "the course changed it".
+``exercises.check`` reads the manifest's presence to know that a notebook runs
+inside a workspace.
 
     python scripts/workspace.py sync [--course .] [--workspace workspace]
     python scripts/workspace.py lab-settings    # JupyterLab settings for the kit
@@ -185,8 +186,10 @@ def sync(course: Path, workspace: Path) -> Report:
     workspace.mkdir(parents=True, exist_ok=True)
     _write_atomic(workspace / MANIFEST, (json.dumps(
         {"about": "written by scripts/workspace.py: the course version each file was "
-                  "copied from (sha256), and a lesson's cell sources; delete it and every file counts as yours",
-         "files": copied_from, "offered": offered, "cells": cells}, indent=1, sort_keys=True) + "\n").encode())
+                  "copied from (sha256), and a lesson's cell sources; delete it and every "
+                  "file counts as yours",
+         "files": copied_from, "offered": offered, "cells": cells},
+        indent=1, sort_keys=True) + "\n").encode())
     return report
 
 
