@@ -147,6 +147,7 @@ class ViewNode:
     order: int = 0  # derivative order: 0 forward, 1 built by a create_graph backward ...
     stub: bool = False  # of an order not shown, kept because a shown node uses it
     multi: bool | None = None  # several outputs (class ``multi``); None: ask ``node``
+    detail: tuple = ()  # a group box's lines under its title (kind "group": viz.render.overview)
 
     @property
     def classes(self) -> str:
