@@ -21,15 +21,17 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import math
 import numbers
 import os
+import re
 import shutil
 from html import escape
 from pathlib import Path
 
 from .dot import render_dot
 from .options import LAYOUTS, UNSET, DisplayOptions, resolve
-from .overview import overview_of
+from .overview import overview_of, overview_title
 from .svg_draw import render_svg
 from .torch_graph import graph_view
 from .view import DRAW_WIDTH, GraphView, is_node
@@ -227,7 +229,7 @@ class Graph:
         note = "".join(f"<p><small>{escape(text)}</small></p>" for text in self.view.notes)
         if self.layout == "builtin" and self.options.layout == "auto":  # dot was not there
             note += f'<p><small>{escape(BUILTIN_NOTE + INSTALL_HINT)}</small></p>'
-        return f'<div class="minigrad-graph" style="overflow:auto">{svg}{note}</div>'
+        return f'<div class="minigrad-graph" style="overflow:auto">{readable(svg)}{note}</div>'
 
     def _repr_svg_(self) -> str | None:
         try:
@@ -238,6 +240,29 @@ class Graph:
     def __repr__(self) -> str:
         nodes, edges = self._counts
         return f"<Graph {nodes} nodes, {edges} edges>"
+
+
+#: the smallest node text (CSS px) a notebook may shrink a picture to
+MIN_TEXT_PX = 10.0
+_NODE_TEXT_PT = 11.0  # the node font size of both renderers, in points
+
+
+def readable(svg: str) -> str:
+    """``svg`` with a ``min-width`` that keeps its node text at least ``MIN_TEXT_PX`` high.
+
+    JupyterLab (and Notebook 7) fit a picture to the cell (``max-width: 100%``): an
+    1,700 px wide graph in an 800 px cell would show 11 pt text at 7 px.  CSS lets
+    ``min-width`` win over ``max-width``, so the picture shrinks only down to readable
+    text, then scrolls sideways in its ``overflow: auto`` box.  (Both renderers draw node
+    text 11 user units high, one unit a point at full size.)"""
+    head = svg[:svg.find(">") + 1]
+    # 11 user units of text shown at (shown px / user units across) px each
+    across = re.search(r'\sviewBox="[-\d.]+ [-\d.]+ ([\d.]+) ', head) or re.search(
+        r'\swidth="([\d.]+)pt"', head)
+    if across is None or "style=" in head:
+        return svg
+    least = float(across.group(1)) * MIN_TEXT_PX / _NODE_TEXT_PT
+    return f'<svg style="min-width:{math.ceil(least)}px"' + svg[4:]
 
 
 def strip_prolog(svg: str) -> str:
@@ -332,6 +357,8 @@ def draw(
     highlighted = _ids(opts.highlight)
     full = graph_view(root, options=opts, width=DRAW_WIDTH)  # (a torch tensor too)
     view = overview_of(full, opts, "draw")
+    if view is not full and opts.title is None:
+        opts = opts.replace(title=overview_title(full))
     dot = render_dot(view, rankdir=opts.rankdir, show_attrs=opts.show_attrs,
                      modules=opts.modules, depth=opts.depth, highlight=highlighted,
                      legend=opts.legend, edge_labels=opts.edge_labels, title=opts.title)

@@ -33,10 +33,10 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 
-from .view import GraphView, ViewEdge, ViewNode
+from .view import GraphView, ViewEdge, ViewNode, collector_paused
 
-__all__ = ["overview_view", "overview_of", "wants_overview", "longest_chain", "group_titles",
-           "REPEAT", "FOLD", "LONG_CHAIN"]
+__all__ = ["overview_view", "overview_of", "overview_title", "wants_overview", "longest_chain",
+           "group_titles", "REPEAT", "FOLD", "LONG_CHAIN"]
 
 #: a signature seen this many times starts a group (and a group has at least this many units)
 REPEAT = 3
@@ -56,6 +56,12 @@ def overview_of(view: GraphView, opts, where: str) -> GraphView:
     if wanted == "auto":
         wanted = where == "draw" and wants_overview(view, opts.max_nodes)
     return overview_view(view, expand=opts.expand) if wanted else view
+
+
+def overview_title(full: GraphView) -> str:
+    """The caption an overview carries when no ``title=`` is given: it is one, and the way
+    out (the note under it says more)."""
+    return f"overview of {len(full.nodes):,} nodes (overview=False draws every one)"
 
 
 def wants_overview(view: GraphView, max_nodes: int | None) -> bool:
@@ -110,6 +116,11 @@ class _Group:
 def overview_view(view: GraphView, *, expand=(), fold: int = FOLD) -> GraphView:
     """The overview of ``view`` (see the module docstring); ``expand``: group names to open;
     ``fold``: the shortest chain folded."""
+    with collector_paused():
+        return _overview(view, expand, fold)
+
+
+def _overview(view: GraphView, expand, fold: int) -> GraphView:
     g = _Graph(view)
     wanted = {expand} if isinstance(expand, str) else set(expand or ())
     groups: list[_Group] = []
@@ -359,8 +370,8 @@ def _build(view: GraphView, g: _Graph, groups: list, item: dict) -> GraphView:
     shown = len(nodes)
     note = (f"Overview: {len(view.nodes):,} nodes drawn as {shown:,} (repeated structure "
             f"grouped into boxes with counts, long chains folded). "
-            f"viz.draw(root, overview=False) draws every node; "
-            f"viz.draw(root, expand=\"name\") opens a group")
+            f"viz.draw(root, overview=False) draws every node")
     names = group_titles(groups)
-    note += f" ({', '.join(repr(t) for t in names[:6])})." if names else "."
+    note += (f"; viz.draw(root, expand=\"name\") opens a group "
+             f"({', '.join(repr(t) for t in names[:6])})." if names else ".")
     return GraphView(nodes, edges, view.roots, [], notes=(*view.notes, note))

@@ -61,6 +61,9 @@ def test_a_long_chain_folds_between_its_first_and_last_op():
     assert [n.op for n in g.view.nodes if n.kind != "group"] == [None, "tanh", "tanh"]
     check_edges(g.view)
     assert "351 nodes" in g.view.notes[-1] and "overview=False" in g.view.notes[-1]
+    assert g.options.title == "overview of 351 nodes (overview=False draws every one)"
+    assert g.options.title in g.source
+    assert viz.draw(tanh_chain(350), title="mine").options.title == "mine"
 
 
 def test_short_chains_and_small_graphs_are_drawn_whole():
@@ -179,3 +182,16 @@ def test_a_stepper_redraws_an_overview_whole_and_refuses_past_max_nodes():
     big = viz.draw(y, max_nodes=50)
     with pytest.raises(viz.GraphTooLargeError, match="101 nodes, more than max_nodes=50"):
         big.relabeled({})
+
+
+def test_a_notebook_shrinks_a_picture_only_down_to_ten_pixel_text():
+    from viz.render.draw import MIN_TEXT_PX, readable
+
+    svg = '<svg width="1650pt" height="300pt" viewBox="0 0 1650 300"><g/></svg>'
+    out = readable(svg)
+    least = float(out.split("min-width:")[1].split("px")[0])
+    # 11 pt text at full width (1650 pt = 2200 px) is 14.67 px; at `least` px it is 10 px
+    assert abs(11 * 4 / 3 * least / (1650 * 4 / 3) - MIN_TEXT_PX) < 0.01
+    assert readable(out) == out  # once
+    g = viz.draw(tanh_chain(3), layout="builtin")
+    assert "min-width:" in g._repr_html_() and "min-width" not in g.svg()  # inline only
