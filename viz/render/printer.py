@@ -47,7 +47,11 @@ the changelog):
   nodes have none), and a last line counts the nodes per order,
   ``nodes: 12 (order 0: 5, order 1: 7)`` (``minigrad.memory.orders_text``); with
   ``orders=`` some orders only are printed, and a node of another order they
-  use is a stub: ``[stub]``, its inputs not followed (``viz.render.derivative_orders``).
+  use is a stub: ``[stub]``, its inputs not followed (``viz.render.derivative_orders``);
+* ``overview=True`` prints the overview ``viz.draw`` draws for a big graph
+  (``viz.render.overview``): a box is one line, its title then what it holds,
+  ``example × 100  each 643 ops:  layers.0.neurons.* × 16 (2 mul, 2 add, relu)  …``, and a
+  last ``note:`` line says it is an overview and how to see every node.
 """
 
 from __future__ import annotations
