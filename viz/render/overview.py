@@ -13,8 +13,8 @@ text tree all get the same overview):
    ``REPEAT`` times starts a *unit*: it and every ancestor used only inside it (a shared
    parameter is not; an example's own inputs are).  Units with one signature and size are
    drawn as one box with their count: ``tanh × 16``, ``layers.0.neurons.* × 16 (each: 2 mul,
-   2 add, relu)``, ``example × 100`` (units using the same parameters on their own inputs:
-   the batch).  The box lists what one unit holds, its own repeats included.  A group is
+   2 add, relu)``, ``example × 100`` (units side by side on the same parameters: the
+   batch).  The box lists what one unit holds, its own repeats included.  A group is
    named by the parameter paths its units use (``params=``, or the model in your variables).
 3. **Chains.**  A run of op nodes each used only by the next is folded between its first and
    last node: ``… 349 ops: tanh``.
@@ -215,9 +215,10 @@ def _title(g: _Graph, found: list) -> str:
     if "*" in pattern:  # the units run different modules: neurons, layers, blocks
         return f"{pattern} × {n}"
     shared = [u - unit_ for u, (_, unit_) in zip(used, found)]
-    own_inputs = all(any(g.by_id[m].is_leaf for m in u) for _, u in found)
-    if shared[0] and all(u == shared[0] for u in shared) and own_inputs:
-        return f"example × {n}"  # the same parameters, each unit on its own inputs: a batch
+    if shared[0] and all(u == shared[0] for u in shared):
+        # side by side, each on the same parameters: a batch's examples (their inputs are
+        # leaves of their own, or, in PyTorch's graph, not drawn at all)
+        return f"example × {n}"
     return f"{pattern} × {n}" if pattern else f"block × {n}"
 
 

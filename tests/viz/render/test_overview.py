@@ -195,3 +195,16 @@ def test_a_notebook_shrinks_a_picture_only_down_to_ten_pixel_text():
     assert readable(out) == out  # once
     g = viz.draw(tanh_chain(3), layout="builtin")
     assert "min-width:" in g._repr_html_() and "min-width" not in g.svg()  # inline only
+
+
+def test_pytorchs_graph_of_a_batch_groups_into_examples_too():
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Linear(2, 4), torch.nn.Tanh(), torch.nn.Linear(4, 1))
+    xs = torch.randn(12, 2)
+    loss = sum(net(xs[i:i + 1]).sum() for i in range(12))
+    g = viz.draw(loss, params=net, overview=True, layout="builtin")
+    found = groups(g.view)
+    assert "example × 12" in found and found["param × 4"].role == "param"
+    check_edges(g.view)
+    assert _texts(g.svg(), found["example × 12"].key)[0] == "example × 12"
