@@ -8,6 +8,9 @@ Two graphs per size, built with the scalar engine and ``backward()`` run:
   1,000 nodes, 2-8-8-1 below 10,000, else 2-16-16-1) are chosen so the graph has about the
   target number of nodes (2-16-16-1 over 100 examples is the ~66k-node graph of the issue).
 
+and a last row, **demo**: micrograd's demo itself, 2-16-16-1 over 100 examples (~66k
+nodes; the issue asks for a readable overview in at most 3 s).
+
 For each, in one process, medians of ``--repeats`` runs:
 
 * ``build``: making the graph (forward and backward): the reference the drawing is read
@@ -51,20 +54,25 @@ def chain(nodes: int):
 
 def mlp(nodes: int):
     """micrograd's demo loss with about ``nodes`` nodes (the batch sets the size)."""
-    import numpy as np
-
-    from minigrad import Value
-    from minigrad.nn.neurons import MLP
-
     if nodes < 1_000:
         sizes, per_example, fixed = [4, 1], 25, 60
     elif nodes < 10_000:
         sizes, per_example, fixed = [8, 8, 1], 200, 220
     else:
         sizes, per_example, fixed = [16, 16, 1], 643, 700
-    examples = max(1, round((nodes - fixed) / per_example))
+    return demo(sizes, max(1, round((nodes - fixed) / per_example)))
+
+
+def demo(sizes=(16, 16, 1), examples=100):
+    """micrograd's demo loss: a ReLU MLP 2-``sizes`` over ``examples`` examples, SVM
+    max-margin loss and L2 (2-16-16-1 over 100: the ~66k-node graph of issue #31)."""
+    import numpy as np
+
+    from minigrad import Value
+    from minigrad.nn.neurons import MLP
+
     rng = np.random.default_rng(0)
-    model = MLP(2, sizes, rng=random.Random(0))
+    model = MLP(2, list(sizes), rng=random.Random(0))
     xs = [[Value(float(v)) for v in row] for row in rng.normal(size=(examples, 2))]
     ys = np.where(rng.normal(size=examples) > 0, 1.0, -1.0)
     losses = [(1 + -float(y) * model(x)).relu() for x, y in zip(xs, ys)]
@@ -86,7 +94,7 @@ def measure(kind: str, size: int, repeats: int, has_dot: bool) -> dict:
     import minigrad as mg
     import viz
 
-    make = {"chain": chain, "mlp": mlp}[kind]
+    make = {"chain": chain, "mlp": mlp, "demo": lambda _: demo()}[kind]
     build, (loss, model) = _median(lambda: make(size), repeats)
     draw, graph = _median(lambda: viz.draw(loss, params=model), repeats)
     row = {"graph": kind, "nodes": len(mg.topological_order(loss)),
@@ -124,6 +132,8 @@ def main(argv=None) -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=[100, 1_000, 10_000, 100_000])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="sizes 100 and 1,000, one run")
+    parser.add_argument("--no-demo", action="store_true",
+                        help="leave out the last row, micrograd's demo (2-16-16-1 over 100)")
     args = parser.parse_args(argv)
     if args.quick:
         args.sizes, args.repeats = [100, 1_000], 1
@@ -135,14 +145,16 @@ def main(argv=None) -> int:
     print(f"viz.draw with the overview; medians of {args.repeats}; dot "
           f"{'installed' if has_dot else 'not installed'}")
     print(" | ".join(head))
-    for kind in ("chain", "mlp"):
-        for size in args.sizes:
-            r = measure(kind, size, args.repeats, has_dot)
-            ratios = ["-" if r[k] is None else f"{(r['draw'] + r[k]) / r['build']:.1f}x"
-                      for k in ("dot", "builtin")]
-            print(" | ".join([r["graph"], f"{r['nodes']:,}", f"{r['drawn']:,}", _s(r["build"]),
-                              _s(r["draw"]), _s(r["dot"]), _s(r["builtin"]), *ratios,
-                              _s(r["whole dot"])]), flush=True)
+    runs = [(kind, size) for kind in ("chain", "mlp") for size in args.sizes]
+    if not args.no_demo:
+        runs.append(("demo", 0))
+    for kind, size in runs:
+        r = measure(kind, size, args.repeats, has_dot)
+        ratios = ["-" if r[k] is None else f"{(r['draw'] + r[k]) / r['build']:.1f}x"
+                  for k in ("dot", "builtin")]
+        print(" | ".join([r["graph"], f"{r['nodes']:,}", f"{r['drawn']:,}", _s(r["build"]),
+                          _s(r["draw"]), _s(r["dot"]), _s(r["builtin"]), *ratios,
+                          _s(r["whole dot"])]), flush=True)
     return 0
 
 

@@ -110,7 +110,8 @@ class _Group:
     members: set
     role: str = "intermediate"
     is_leaf: bool = False
-    units: list = dataclasses.field(default_factory=list)
+    units: list = dataclasses.field(default_factory=list)  # (root, member ids) each
+    opened: tuple = ()  # names of it that expand= opened (one unit drawn beside the box)
 
 
 def overview_view(view: GraphView, *, expand=(), fold: int = FOLD) -> GraphView:
@@ -128,7 +129,7 @@ def _overview(view: GraphView, expand, fold: int) -> GraphView:
     claimed = {m for grp in groups for m in grp.members}
     groups += _chains(g, claimed, fold)
     item = {m: -(k + 1) for k, grp in enumerate(groups) for m in grp.members}
-    groups += _leaf_groups(g, item, len(groups))
+    groups += _leaf_groups(g, item)
     item = {m: -(k + 1) for k, grp in enumerate(groups) for m in grp.members}
     unknown = wanted - {t for grp in groups for t in _names(grp, groups)} - _opened(groups)
     if unknown:
@@ -147,7 +148,7 @@ def _names(grp, groups) -> set:
 
 
 def _opened(groups) -> set:
-    return {name for grp in groups for name in getattr(grp, "opened", ())}
+    return {name for grp in groups for name in grp.opened}
 
 
 # --------------------------------------------------------------------- repeats
@@ -314,7 +315,7 @@ def _chains(g: _Graph, claimed: set, fold: int) -> list:
     return out
 
 
-def _leaf_groups(g: _Graph, item: dict, start: int) -> list:
+def _leaf_groups(g: _Graph, item: dict) -> list:
     """Leaves (not roots, not in a unit) used by the same drawn boxes, ``REPEAT`` or more."""
     by_key: dict[tuple, list] = {}
     users: dict[int, set] = {}
