@@ -33,6 +33,7 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 
+from .dot import box_depth
 from .view import GraphView, ViewEdge, ViewNode, collector_paused
 
 __all__ = ["overview_view", "overview_of", "overview_title", "wants_overview", "longest_chain",
@@ -54,7 +55,8 @@ def overview_of(view: GraphView, opts, where: str) -> GraphView:
     tree's ``"viz.text"`` (``"auto"`` keeps every line: the text scales, a picture does not)."""
     wanted = True if opts.expand else opts.overview
     if wanted == "auto":
-        wanted = where == "draw" and wants_overview(view, opts.max_nodes)
+        wanted = where == "draw" and wants_overview(view, opts.max_nodes, opts.modules,
+                                                    opts.depth)
     return overview_view(view, expand=opts.expand) if wanted else view
 
 
@@ -64,8 +66,17 @@ def overview_title(full: GraphView) -> str:
     return f"overview of {len(full.nodes):,} nodes (overview=False draws every one)"
 
 
-def wants_overview(view: GraphView, max_nodes: int | None) -> bool:
-    """``overview="auto"``: above ``max_nodes`` nodes, or with a chain of ``LONG_CHAIN`` ops."""
+def wants_overview(view: GraphView, max_nodes: int | None, modules: str | None = None,
+                   depth: int | None = None) -> bool:
+    """``overview="auto"``: above ``max_nodes`` nodes, or with a chain of ``LONG_CHAIN`` ops.
+
+    With ``modules="box"`` what counts is what is drawn: a module's nodes are one box,
+    so a model collapsed into its modules is drawn as asked, whatever it holds."""
+    if modules == "box":
+        level = box_depth(view) if depth is None else depth
+        boxes = {n.id: n.scope[:level] for n in view.nodes if len(n.scope) >= level}
+        drawn = len(view.nodes) - len(boxes) + len(set(boxes.values()))
+        return max_nodes is not None and drawn > max_nodes
     if max_nodes is not None and len(view.nodes) > max_nodes:
         return True
     return longest_chain(view) >= LONG_CHAIN

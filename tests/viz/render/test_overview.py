@@ -208,3 +208,16 @@ def test_pytorchs_graph_of_a_batch_groups_into_examples_too():
     assert "example × 12" in found and found["param × 4"].role == "param"
     check_edges(g.view)
     assert _texts(g.svg(), found["example × 12"].key)[0] == "example × 12"
+
+
+def test_a_big_model_collapsed_into_module_boxes_is_drawn_as_asked():
+    from minigrad.nn import record_scopes
+
+    model = MLP(2, [16, 16, 1], rng=random.Random(0))
+    with record_scopes() as scopes:
+        out = model([Value(0.5), Value(-1.0)])
+    assert len(mg.topological_order(out)) > 500
+    boxed = viz.draw(out, scopes=scopes, modules="box", max_nodes=500)
+    assert boxed.full_view is None  # the layers' boxes, not an overview
+    assert "module box" in boxed.source and "group" not in boxed.source
+    assert viz.draw(out, scopes=scopes, modules="box", max_nodes=3).full_view is not None
