@@ -515,8 +515,10 @@ def pair_views(mg, pt) -> tuple[list[Pair], list[Unpaired]]:
                   note.get(i)) for i in mg_order if i in partner]
     unpaired = [Unpaired("minigrad", i, _what(mg.by_id[i]), _mg_reason(mg.by_id[i]))
                 for i in mg_order if i not in partner]
+    # (PyTorch's no-grad inputs, drawn grey, are minigrad's data and constants: those
+    # are listed once, on minigrad's side)
     unpaired += [Unpaired("PyTorch", j, _what(pt.by_id[j]), _pt_reason(pt, j, back))
-                 for j in pt_order if j not in back]
+                 for j in pt_order if j not in back and pt.by_id[j].requires_grad]
     return pairs, unpaired
 
 
@@ -570,7 +572,8 @@ def _what_pair(a, b) -> str:
 
 def _mg_reason(vn) -> str:
     if vn.is_leaf and not vn.requires_grad:
-        return "data or a constant (needs no gradient): PyTorch records no Node for it"
+        return ("data or a constant (needs no gradient): PyTorch records no Node for it "
+                "(its drawing shows a grey input)")
     if vn.is_leaf:
         return "a leaf PyTorch's graph does not have"
     return "no PyTorch Node of this kind reads the same paired inputs"
