@@ -26,7 +26,12 @@ in a ``try``, never trusted to exist):
   Module the calling code holds in a variable, as for minigrad);
 * **values**: torch keeps no value in its Nodes, so an op shows the shape and
   dtype of what it produced (``_input_metadata``); the root shows its value,
-  leaves show values and gradients (copied to the host: ``.detach().cpu()``).
+  leaves show values and gradients (copied to the host: ``.detach().cpu()``, then
+  numpy, in ``host_array``).  A CUDA tensor is drawn the same way, its values copied
+  to the host for the picture and the panel.  That path is **untested on real CUDA**
+  (there is no GPU where this was written): the tests run it with a tensor subclass
+  that reports a ``cuda:0`` device and refuses ``.numpy()`` until ``.cpu()`` is
+  called, as a CUDA tensor does.
   Gradients live on leaves only (and on a root that ``retain_grad()``s):
   other nodes have no grad field;
 * **no-grad inputs**: an input that needs no gradient is ``(None, 0)`` in
@@ -103,7 +108,11 @@ def is_torch(obj) -> bool:
 
 
 def _torch_type(obj) -> bool:
-    return type(obj).__module__.split(".")[0] == "torch"
+    """torch's own types by module name, and subclasses of ``torch.Tensor`` (a library's
+    tensor subclass) by their bases: no import of torch either way."""
+    cls = type(obj)
+    return cls.__module__.split(".")[0] == "torch" or any(
+        c.__module__ == "torch" and c.__name__ == "Tensor" for c in cls.__mro__)
 
 
 def graph_view(root, *, options: DisplayOptions | None = None, **keywords) -> GraphView:
