@@ -231,9 +231,10 @@ def torch_view(
     """The ``GraphView`` of the autograd graph behind torch tensor(s) ``roots``.
 
     Takes ``build_view``'s keywords (see the module docstring for what each
-    part of the view is); ``scopes`` and ``saved_values`` are minigrad's and are
-    ignored here.  A tensor without ``grad_fn`` has no graph: a ``ValueError``
-    says why.
+    part of the view is); ``saved_values`` is minigrad's and is ignored here, and
+    ``scopes`` may be a ``torch.nn.Module`` whose modules frame the nodes when
+    ``params`` names the leaves some other way (a dict: ``viz.side_by_side``).  A
+    tensor without ``grad_fn`` has no graph: a ``ValueError`` says why.
     """
     import torch
 
@@ -250,6 +251,8 @@ def torch_view(
     ids, input_ids = number_nodes(order)
     leaves = [fn for fn in order if is_leaf_node(fn)]
     model = opts.params if isinstance(opts.params, torch.nn.Module) else None
+    if model is None and isinstance(opts.scopes, torch.nn.Module):
+        model = opts.scopes  # (names from params=, module boxes from this model)
     if opts.params is None:
         model = model_in_caller({fn.variable for fn in leaves}, torch)
         names = _param_names(model)

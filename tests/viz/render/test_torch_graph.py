@@ -347,3 +347,12 @@ def test_a_saved_attribute_this_torch_cannot_read_is_left_out_and_said_once():
     again = _saved_items(OddNode(), 8, opts, notes, torch)  # a second node: no second note
     assert [s.text for s in again] == ["self: (2,) float32 8 B"]
     assert list(notes) == ["missing"] and "OddBackward0._saved_gone" in notes["missing"]
+
+
+def test_scopes_module_frames_nodes_named_by_a_dict():
+    model, loss = mlp_loss()
+    named = {f"net.{n}": p for n, p in model.named_parameters()}
+    plain = torch_view(loss, params=named)
+    assert plain.clusters == []  # a dict names leaves, but knows no modules
+    view = torch_view(loss, params=dict(model.named_parameters()), scopes=model)
+    assert [c.title for c in view.clusters] == ["0: Linear", "2: Linear"]
