@@ -39,7 +39,7 @@ in a ``try``, never trusted to exist):
   (``NoGradInput``, numbered just before the Node reading it), so ``x * 2.0`` shows
   both arguments: with its value when the Node saved it (``_saved_other`` of
   ``MulBackward0``, ``_saved_mat1`` of ``AddmmBackward0``: ``saved_input``), else
-  with its place only (``input 1, no grad``);
+  with its place only (named ``input 1``, its value ``value not saved``);
 * **edges**: ``e_<child>_<parent>_<slot>``, ``slot`` the input's place in
   ``next_functions``; from a Node with several outputs (``split``) an edge is
   numbered by ``input_nr``, which output it carries (class ``multi`` on the node);
@@ -87,7 +87,7 @@ __all__ = ["is_torch", "graph_view", "torch_view", "torch_symbol", "torch_op_nam
            "forward_name",
            "walk_nodes", "number_nodes", "node_inputs", "node_outputs", "torch_node_name", "is_leaf_node",
            "host_array", "model_in_caller", "RELEASED", "NoGradInput", "saved_input",
-           "read_saved", "Unreadable", "setting_text"]
+           "read_saved", "Unreadable", "setting_text", "NOT_SAVED"]
 
 #: what a saved tensor freed by ``backward()`` reads as
 RELEASED = "released by backward"
@@ -393,6 +393,9 @@ def _op_node(fn, nid, root, outputs, opts, torch) -> ViewNode:
 
 # --------------------------------------------------------------------- no-grad inputs
 
+#: what a no-grad input shows when nothing tells its value
+NOT_SAVED = "value not saved"
+
 #: the saved attribute holding each input of a Node, in ``next_functions`` order, where
 #: they are not ``self, other`` (the names of ATen's arguments, which ``_saved_*`` keep)
 INPUT_NAMES = {"AddmmBackward0": ("self", "mat1", "mat2"), "MmBackward0": ("self", "mat2"),
@@ -430,12 +433,13 @@ def saved_input(fn, slot: int, torch):
 
 
 def _no_grad_node(inp: NoGradInput, nid: int, opts) -> ViewNode:
-    """A grey ``input`` leaf for a no-grad input: its value when known, else its place."""
+    """A grey ``input`` leaf for a no-grad input: its value when known, else named by
+    its place (``input 1``)."""
     vn = ViewNode(nid, node_key(nid), "input", True, False, "tensor", None, None, None, "",
                   None, node=inp, multi=False)
     v = inp.value
-    if v is None:
-        vn.kind, vn.data = "scalar", f"input {inp.slot}, no grad"
+    if v is None:  # named by its place, so the op's expression reads "x + input 1"
+        vn.kind, vn.name, vn.data = "scalar", f"input {inp.slot}", NOT_SAVED
     elif _torch_type(v):
         _fill_values(vn, v, False, opts)
     else:

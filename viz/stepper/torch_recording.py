@@ -73,6 +73,7 @@ from minigrad.jit.picture import NoValue
 
 from ..render.numbers import format_shape
 from ..render.torch_graph import (
+    NOT_SAVED,
     NoGradInput,
     Unreadable,
     forward_name,
@@ -225,13 +226,14 @@ def _array(t):
 
 
 class Unknown:
-    """The value of a no-grad input nothing could tell (``input 1, no grad``)."""
+    """The value of a no-grad input nothing could tell: shown as ``value not saved``
+    (the record is named by its place, ``input 1``)."""
 
     def __init__(self, slot: int):
         self.slot = slot
 
     def __repr__(self) -> str:
-        return f"input {self.slot}, no grad"
+        return NOT_SAVED
 
 
 def _input_data(inp, captured):
@@ -274,7 +276,9 @@ def nodes_of(view, root_tensor, captured=None) -> tuple[list, dict]:
     for vn in view.nodes:
         fn = vn.node
         if isinstance(fn, NoGradInput):
-            rec = TorchNode(vn.id, fn, _input_data(fn, captured), None, None, vn.scope)
+            data = _input_data(fn, captured)
+            rec = TorchNode(vn.id, fn, data, None,
+                            f"input {fn.slot}" if isinstance(data, Unknown) else None, vn.scope)
             rec.requires_grad = False
             inputs_of[fn.fn, fn.slot] = rec
         elif is_leaf_node(fn):
@@ -329,8 +333,10 @@ def _saved_value(name: str, v, r, torch):
         if name == "result" and isinstance(r.data, np.ndarray) and not getattr(
                 r.data, "no_value", False):
             return r.data
-        for p in r.parents:
-            if is_leaf_node(p.fn) and _same_tensor(v, p.fn.variable):
+        for p in r.parents:  # a leaf's tensor, or the no-grad input it was read from
+            held = (p.fn.variable if is_leaf_node(p.fn) else
+                    p.fn.value if isinstance(p.fn, NoGradInput) else None)
+            if is_torch(held) and _same_tensor(v, held) and isinstance(p.data, np.ndarray):
                 return p.data
         a = _array(v)
         return a if a is not None else f"{format_shape(tuple(v.shape))} (unreadable)"

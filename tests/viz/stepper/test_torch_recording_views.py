@@ -159,7 +159,9 @@ def test_data_and_unknown_inputs():
     loss = (x + c).sum()
     s = viz.step_through(loss)  # an existing graph: add saved nothing of c
     data = op(s, "AddBackward0").parents[1].data
-    assert isinstance(data, Unknown) and repr(data) == "input 1, no grad"
+    assert isinstance(data, Unknown) and repr(data) == "value not saved"
+    add = op(s, "AddBackward0")
+    assert "#2 = x + input 1" in next(k.text for k in s.frames.frames if k.node == add.id)
 
 
 # --------------------------------------------------------------------- forward values
@@ -191,3 +193,13 @@ def test_step_through_loss_says_why_ops_have_no_values():
     assert NO_FORWARD_VALUES in s.frames.frames[0].text
     s2 = viz.step_through(f, *tanh_mul())
     assert NO_FORWARD_VALUES not in s2.frames.frames[0].text
+
+
+def test_a_saved_no_grad_input_is_drawn_as_that_input():
+    x, _ = tanh_mul()
+    c = torch.full((2, 3), 0.5, dtype=torch.float64)
+    s = viz.step_through(lambda x: (x * c).sum(), x, show_saved=True, layout="builtin")
+    mul = op(s, "MulBackward0")
+    (other,) = s.options.saved_values[mul.id]  # mul saved c (for x's gradient)
+    assert other is mul.parents[1].data
+    assert "saved[0] = input 1" in s.render_svg(0)
