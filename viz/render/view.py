@@ -48,7 +48,14 @@ import numpy as np
 from minigrad.formatting import DIGITS
 
 from .derivative_orders import order_class, select_orders
-from .multi_output import is_record, output_nr, show_record
+from .multi_output import (
+    OutputGrads,
+    edge_output_nr,
+    is_record,
+    output_grads_label,
+    output_nr,
+    show_record,
+)
 from .numbers import (
     NO_GRAD,
     clip,
@@ -236,6 +243,9 @@ def grad_label(data, grad, *, digits: int = DIGITS, preview: int = 6, width: int
     if grad is None:
         return f"grad {NO_GRAD}"
     grad = _raw(grad)
+    if isinstance(grad, OutputGrads):  # a record holding its outputs' (a torch Node)
+        return output_grads_label(grad, lambda g: grad_label(
+            np.asarray(g), g, digits=digits, preview=preview, width=width)[len("grad "):])
     if isinstance(data, np.ndarray):
         g = np.asarray(grad)
         if data.size <= preview:
@@ -437,7 +447,7 @@ def _build(roots, opts) -> GraphView:
         vn.order = orders[node.id]
         nodes.append(vn)
         for slot, parent in enumerate(node.parents):
-            edges.append(ViewEdge(node.id, parent.id, slot, output_nr(node)))
+            edges.append(ViewEdge(node.id, parent.id, slot, edge_output_nr(node, slot)))
     nodes, edges, root_ids = select_orders(nodes, edges, root_ids, opts.orders)
     return GraphView(nodes, edges, root_ids, _clusters(nodes, scopes))
 

@@ -187,6 +187,9 @@ class Frames:
         #: what a recorded backward did to the user's graph, said on the first seed step
         #: (a torch step-through: ``torch_recording.ran_backward_note``)
         self._seed_note = getattr(tape, "seed_note", None)
+        #: what the forward start says about the recording (a torch loss's graph: why its
+        #: ops show no values, ``torch_recording.NO_FORWARD_VALUES``)
+        self._forward_note = getattr(tape, "forward_note", None)
         self._build(getattr(tape, "released", None))
 
     @property
@@ -294,8 +297,11 @@ class Frames:
         built = {n.id for n in self.replay.built}
         given = [n for n in self.nodes if n.id not in new and n.id not in built]
         total = len(created)
+        start = self.say.forward_start(created, given)
+        if self._forward_note:
+            start += "\n" + self._forward_note
         self._emit("forward", "start", f"Forward · start ({count_of(total, 'node')} to create)",
-                   self.say.forward_start(created, given))
+                   start)
         for n in created:
             self._strip("current", replace="done")
             self._set(node_key(n), add=("current",), remove=("hidden",))

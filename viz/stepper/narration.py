@@ -470,7 +470,7 @@ class Narrator:
         """``mul: ∂out/∂a = b = 3.0000; 2.0000 × 3.0000 = 6.0000 added to a.grad: …``."""
         n, p = e.node, e.parent
         op = n.op
-        if isinstance(_raw(e.after), OutputGrads):  # output k of a multi-output op
+        if isinstance(_raw(e.local_grad), OutputGrads):  # output k of a multi-output op
             k = next(i for i, g in enumerate(_raw(e.local_grad).grads) if g is not None)
             return (f"{op.name} {k} of {self.name(p)} passes its gradient on unchanged, "
                     f"into place {k} of {self.name(p)}'s gradients (one per output): "
