@@ -12,6 +12,11 @@ The op formulas are read off ``op.formulas``, one per input (``_slots``,
 are the op's, not the graph's: the general rule keeps them (a visit's "Local
 derivatives of mul: ∂/∂a = b, ..."), but one edge's derivative is said in the
 graph's own names (``∂e/∂w = x = 2.0000``), since a graph may have its own ``b``.
+
+One output of an op with several (``split``) is named ``#3[k]``, with its own shape:
+``k`` is the number ``viz.draw`` writes on the edge from the op (``read_output``).
+minigrad's ops read an ``output`` node (``output: #4 = #3[0]``), PyTorch's Nodes the
+op's record itself (``MulBackward0: #5 = #1[0] × w``); the words are the same.
 """
 
 from __future__ import annotations
