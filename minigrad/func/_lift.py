@@ -15,7 +15,8 @@ from ..tensor.combining import cat, stack
 from ..value import Value
 
 __all__ = ["lift_inputs", "constant_like", "live_result", "is_live", "inside", "in_transform",
-           "basis_chunks", "stack_parts", "join_chunks", "jacobian_block", "shape_of"]
+           "basis_chunks", "stack_parts", "join_chunks", "jacobian_block", "shape_of",
+           "size_of"]
 
 
 #: how many transforms are running their function right now (``inside``)
@@ -97,6 +98,11 @@ def shape_of(x) -> tuple:
     return () if isinstance(x, Value) else tuple(x.data.shape)
 
 
+def size_of(x) -> int:
+    """A node's number of elements (1 for a Value)."""
+    return 1 if isinstance(x, Value) else x.data.size
+
+
 def _dtype_of(x):
     return np.dtype(np.float64) if isinstance(x, Value) else x.data.dtype
 
@@ -107,20 +113,19 @@ def basis_chunks(nodes, chunk_size):
     once for None).  Each chunk is a tuple with one array per node, shaped
     ``(c,) + node.shape`` in its dtype: direction ``j`` of the chunk is one-hot in
     exactly one node's array and zero in the others."""
-    sizes = [int(np.prod(shape_of(x), dtype=int)) for x in nodes]
+    sizes = [size_of(x) for x in nodes]
     total = sum(sizes)
     step = total if chunk_size is None else chunk_size
     for start in range(0, total, step):
-        stop = min(start + step, total)
-        chunk, offset = [], 0
-        for x, n in zip(nodes, sizes):
-            block = np.zeros((stop - start, n), dtype=_dtype_of(x))
-            lo, hi = max(start, offset), min(stop, offset + n)  # this node's directions
-            if lo < hi:
-                block[np.arange(lo, hi) - start, np.arange(lo, hi) - offset] = 1
-            chunk.append(block.reshape((stop - start,) + shape_of(x)))
-            offset += n
-        yield tuple(chunk)
+        c = min(step, total - start)
+        if len(nodes) == 1:  # (the usual case: rows start.. of the identity, as they are)
+            yield (np.eye(c, total, k=start, dtype=_dtype_of(nodes[0]))
+                   .reshape((c,) + shape_of(nodes[0])),)
+            continue
+        rows = np.eye(c, total, k=start)
+        offsets = np.cumsum([0] + sizes)
+        yield tuple(rows[:, lo:hi].astype(_dtype_of(x)).reshape((c,) + shape_of(x))
+                    for x, lo, hi in zip(nodes, offsets[:-1], offsets[1:]))
 
 
 def stack_parts(parts, like, live):
@@ -165,9 +170,9 @@ def jacobian_block(stacked, start, stop, out, x, live, where, columns=False):
                       .reshape(shape_of(lead)))
     if not live:  # constants: numpy does the cutting, no ops recorded
         data = stacked.data[start:stop]
-        if columns and shape_of(out):
-            data = np.moveaxis(data.reshape((stop - start,) + shape_of(out)), 0, -1)
-        return Tensor(np.ascontiguousarray(data).reshape(shape_of(out) + shape_of(x)))
+        if columns and shape_of(out):  # (x's elements, out's) -> (out's, x's): a transpose
+            data = data.reshape(stop - start, -1).T
+        return Tensor(data.reshape(shape_of(out) + shape_of(x)))
     whole = start == 0 and stop == stacked.data.shape[0]
     part = stacked if whole else stacked[start:stop]
     if not columns or not shape_of(out):  # rows: out's elements first, as wanted

@@ -24,8 +24,6 @@ from __future__ import annotations
 
 from contextlib import nullcontext
 
-import numpy as np
-
 from ..autograd import forward_ad
 from ..autograd.forward_ad import tangent_of
 from ..core.modes import no_grad
@@ -51,7 +49,7 @@ from ._lift import (
     jacobian_block,
     join_chunks,
     live_result,
-    shape_of,
+    size_of,
     stack_parts,
 )
 from .reverse import jacrev, value_and_grad
@@ -123,7 +121,7 @@ def jacfwd(func, argnums=0, has_aux: bool = False, *, chunk_size=None):
         for i, o in enumerate(outs):
             per_arg, start = [], 0
             for x in chosen:
-                stop = start + int(np.prod(shape_of(x), dtype=int))
+                stop = start + size_of(x)
                 per_arg.append(jacobian_block(columns[i], start, stop, o, x, live,
                                               "jacfwd", columns=True))
                 start = stop

@@ -26,6 +26,7 @@ import numpy as np
 
 from ..autograd.gradients import grad as autograd_grad
 from ..core.modes import enable_grad
+from ..tensor import Tensor
 from ..value import Value
 from . import counting
 from ._inputs import (
@@ -49,7 +50,7 @@ from ._lift import (
     join_chunks,
     lift_inputs,
     live_result,
-    shape_of,
+    size_of,
     stack_parts,
 )
 
@@ -159,7 +160,7 @@ def jacrev(func, argnums=0, has_aux: bool = False, *, chunk_size=None):
         rows = [join_chunks([c[k] for c in chunks], live) for k in range(len(inputs))]
         jacs, start = [], 0
         for o in outs:
-            stop = start + int(np.prod(shape_of(o), dtype=int))
+            stop = start + size_of(o)
             per_arg = tuple(jacobian_block(rows[k], start, stop, o, x, live, "jacrev")
                             for k, x in enumerate(inputs))
             jacs.append(per_arg if many else per_arg[0])
@@ -181,27 +182,51 @@ def vjp_rows(outs, inputs, cotangents, live, where):
     ``vmap`` of the backward pass over the leading axis makes it one batched pass
     per chunk, without changing ``jacrev``.
     """
-    passes = [_backward(outs, inputs, tuple(c[j] for c in cotangents), live, where,
-                        retain=True) for j in range(len(cotangents[0]))]
-    return tuple(stack_parts([p[k] for p in passes], x, live) for k, x in enumerate(inputs))
+    k = len(cotangents[0])
+    if live or any(isinstance(x, Value) for x in inputs):
+        passes = [_backward(outs, inputs, tuple(c[j] for c in cotangents), live, where,
+                            retain=True) for j in range(k)]
+        return tuple(stack_parts([p[i] for p in passes], x, live)
+                     for i, x in enumerate(inputs))
+    # constants: stack the raw gradients (no Tensor made per row)
+    passes = [_gradients(outs, inputs, tuple(c[j] for c in cotangents), False, True)
+              for j in range(k)]
+    return tuple(Tensor(np.stack([np.zeros(x.data.shape, x.data.dtype) if p[i] is None
+                                  else p[i] for p in passes]).astype(x.data.dtype, copy=False))
+                 for i, x in enumerate(inputs))
 
 
 def _backward(outs, inputs, cotangents, live, where, retain=False):
     """One backward pass from ``outs`` (a tuple of nodes, with one cotangent each; None
     for a scalar) to ``inputs``: the gradients as constants (or, when an outer
-    transform differentiates them again, as nodes with their graph).  Outputs that
-    depend on no input, and zero cotangents, contribute nothing and are left out."""
-    counting.backward_pass()
-    pairs = [(o, float(c) if isinstance(o, Value) and c is not None and not
-              isinstance(c, Value) else c) for o, c in zip(outs, cotangents)
-             if o.requires_grad and not _is_zero(c)]
-    if not pairs:  # nothing depends on the inputs: zero gradients
-        return tuple(constant_like(x, 0.0) for x in inputs)
-    grads = autograd_grad([o for o, _ in pairs], list(inputs),
-                          grad_outputs=[c for _, c in pairs], retain_graph=retain or live,
-                          create_graph=live, allow_unused=True)
+    transform differentiates them again, as nodes with their graph)."""
+    grads = _gradients(outs, inputs, cotangents, live, retain)
     return tuple(constant_like(x, 0.0) if g is None else g if live else constant_like(x, g)
                  for x, g in zip(inputs, grads))
+
+
+def _gradients(outs, inputs, cotangents, live, retain):
+    """The engine's gradients for one backward pass (None for an input nothing depends
+    on).  Outputs that depend on no input, and zero cotangents, contribute nothing and
+    are left out."""
+    counting.backward_pass()
+    if len(outs) == 1:
+        pairs = [(outs[0], _for(outs[0], cotangents[0]))] if outs[0].requires_grad else []
+    else:
+        pairs = [(o, _for(o, c)) for o, c in zip(outs, cotangents)
+                 if o.requires_grad and not _is_zero(c)]
+    if not pairs:  # nothing depends on the inputs
+        return (None,) * len(inputs)
+    return autograd_grad([o for o, _ in pairs], list(inputs),
+                         grad_outputs=[c for _, c in pairs], retain_graph=retain or live,
+                         create_graph=live, allow_unused=True)
+
+
+def _for(out, c):
+    """A cotangent as the engine takes it: a float for a Value output."""
+    if isinstance(out, Value) and c is not None and not isinstance(c, Value):
+        return float(c)
+    return c
 
 
 def _is_zero(c) -> bool:
