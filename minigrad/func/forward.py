@@ -62,7 +62,7 @@ def jvp(func, primals, tangents, *, has_aux: bool = False):
 
     ``primals`` and ``tangents`` are tuples (or lists) of equal length, each
     tangent shaped and typed like its primal.  ``f`` may return a Tensor/Value
-    or a tuple of them; the tangent out has the same structure.
+    or a tuple (or list) of them; the tangent out has the same structure.
     """
     primals, tangents = _pair_up(primals, tangents)
     if in_transform() and any(p.requires_grad for p in primals):
@@ -114,8 +114,7 @@ def jacfwd(func, argnums=0, has_aux: bool = False, *, chunk_size=None):
         chunks = [jvp_columns(at, chosen, tangents, has_aux)
                   for tangents in basis_chunks(chosen, chunk_size)]
         outs, structure, _, aux = chunks[-1]
-        live = any(getattr(p, "requires_grad", False) for c in chunks for stack in c[2]
-                   for p in (stack if isinstance(stack, list) else [stack]))
+        live = any(_has_graph(stack) for c in chunks for stack in c[2])
         columns = [join_chunks([c[2][i] for c in chunks], live) for i in range(len(outs))]
         jacs = []
         for i, o in enumerate(outs):
@@ -201,6 +200,12 @@ def _pair_up(primals, tangents):
 def _check_tangent(primal, tangent, k):
     """The tangent's raw data, checked against its primal's shape and dtype."""
     return checked_like(tangent, primal, "jvp", f"tangent {k}", "its primal")
+
+
+def _has_graph(stack) -> bool:
+    """Whether a stack of columns (a Tensor, or a list of Values) is part of an outer
+    differentiation, so the Jacobian must be cut from it as a graph too."""
+    return any(v.requires_grad for v in stack) if isinstance(stack, list) else stack.requires_grad
 
 
 def _tangent_result(out, tangent, live):

@@ -112,3 +112,17 @@ def test_jvp_columns_pushes_a_stack_of_tangents_forward_one_column_each():
         _, (t0, t1) = func.jvp(two_outputs, (t64(A), t64(B)), (stack[0][j], stack[1][j]))
         np.testing.assert_allclose(c0.data[j], t0.data, rtol=1e-14)
         np.testing.assert_allclose(c1.data[j], t1.data, rtol=1e-14)
+
+
+@pytest.mark.parametrize("chunk_size", [None, 1, 2])
+def test_jacfwd_over_jacrev_of_a_tuple_returning_function_matches_torch(chunk_size):
+    # (the inner jacrev's rows carry tangents: stacked, joined across chunks and cut per
+    # output as graph ops, which the outer forward pass differentiates)
+    torch_func = pytest.importorskip("torch.func")
+
+    def f(x):
+        return x * x * x, (x * A[0]).tanh().sum()
+
+    x = np.array([0.3, -0.2, 0.7])
+    ours = func.jacfwd(func.jacrev(f, chunk_size=chunk_size))(t64(x))
+    assert_nested_close(ours, torch_func.jacfwd(torch_func.jacrev(f))(*torch_args(x)))
