@@ -67,7 +67,8 @@ class Kit:
 
 
 def ours(name, scalar):
-    kit = Kit(func, (lambda a: Value(float(a))) if scalar else t64, scalar)
+    # (plain data: a Value requires grad by default, which would hide a dropped closure)
+    kit = Kit(func, (lambda a: Value(float(a), requires_grad=False)) if scalar else t64, scalar)
     out = COMPOSITIONS[name](kit)(Value(W0) if scalar else t64(W))
     return np.asarray(out.data, dtype=np.float64)
 
