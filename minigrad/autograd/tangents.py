@@ -24,6 +24,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..batching import BatchedArray
+from ..core.standin import ARRAYS
+
 __all__ = ["NoForwardRuleError", "forward_rules", "has_forward_rule", "output_tangent"]
 
 
@@ -80,12 +83,15 @@ def output_tangent(op, inputs, out, saved, attrs, tangents, parts=None):
                 if parts is not None:
                     parts.append((slot, part))
                 total = part if total is None else total + part
-    if total is None or not isinstance(out, np.ndarray):
+    if total is None or not isinstance(out, ARRAYS):
         return total
     # Fitted to the output as the backward engine fits a gradient to its input: a rule's
     # numpy scalar becomes an array, a promoted dtype is cast back (float32 stays
-    # float32), a broadcastable part is broadcast.
-    if not isinstance(total, np.ndarray) or total.dtype != out.dtype:
+    # float32), a broadcastable part is broadcast.  (Inside vmap, a batch stays one.)
+    if isinstance(total, BatchedArray):
+        if total.dtype != out.dtype:
+            total = total.astype(out.dtype)
+    elif not isinstance(total, np.ndarray) or total.dtype != out.dtype:
         total = np.asarray(total, dtype=out.dtype)
     if total.shape != out.shape:
         total = np.broadcast_to(total, out.shape)
@@ -107,9 +113,9 @@ def _zeros_like(x, out):
     non-float input (an integer tensor that ``cat`` promotes) gets zeros of the
     output's dtype: integer zeros would promote the tangent past it (int64 with
     float32 is float64)."""
-    if not isinstance(x, np.ndarray):
+    if not isinstance(x, ARRAYS):
         return 0.0
     if x.dtype.kind == "f":
         return np.zeros_like(x)
-    dtype = np.asarray(out).dtype
+    dtype = out.dtype if isinstance(out, ARRAYS) else np.asarray(out).dtype
     return np.zeros(x.shape, dtype=dtype if dtype.kind == "f" else np.float64)
