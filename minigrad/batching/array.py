@@ -134,6 +134,12 @@ class BatchedArray(StandIn, np.lib.mixins.NDArrayOperatorsMixin):
 
     __float__ = __int__ = __index__ = item
 
+    def every_example(self) -> np.ndarray:
+        """All examples' values as one plain array (every level's batch axes in front): for
+        a check that must hold for each of them (class targets in range), never for math."""
+        v = self.value
+        return v.every_example() if isinstance(v, BatchedArray) else v
+
     def tolist(self):
         raise BatchingError("tolist() of a batched tensor inside vmap: return it from the "
                             "function instead (vmap stacks it)")

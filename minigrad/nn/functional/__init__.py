@@ -33,8 +33,8 @@ from . import conv as _conv
 from . import linear as _linear
 from . import losses as _losses
 from . import norm as _norm
+from ._util import as_array, constant_like, data_of, float_inputs, is_parameter, pair
 from ._util import as_tensor as _tensor
-from ._util import constant_like, data_of, float_inputs, is_parameter, pair
 
 __all__ = [
     "avg_pool2d", "batch_norm", "binary_cross_entropy", "binary_cross_entropy_with_logits",
@@ -261,7 +261,9 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, eps: float = 1e-5):
 
 # --- losses ------------------------------------------------------------------------------
 def _targets(fn, targets):
-    return targets if targets.__class__ is np.ndarray else np.asarray(data_of(targets))
+    if targets.__class__ is np.ndarray:
+        return targets
+    return as_array(targets)  # (a batch of targets, inside vmap, stays one)
 
 
 def cross_entropy(logits, targets, reduction: str = "mean"):

@@ -50,3 +50,8 @@ def test_share_for_sums_a_batch_for_a_node_made_before_the_vmap_began():
     assert isinstance(once, BatchedArray) and once.level == 10
     np.testing.assert_allclose(once.value, np.full((2, 4), 3.0))
     np.testing.assert_allclose(nested.share_for(nested, 5), np.full(4, 6.0))
+
+
+def test_every_example_is_one_plain_array_for_checks():
+    nested = BatchedArray(BatchedArray(np.arange(24).reshape(2, 3, 4), level=1), level=2)
+    np.testing.assert_array_equal(nested.every_example(), np.arange(24).reshape(2, 3, 4))

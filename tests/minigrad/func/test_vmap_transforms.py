@@ -164,3 +164,22 @@ def test_vmap_of_vmap_of_grad():
     x = np.random.default_rng(5).standard_normal((3, 4))
     got = vmap(vmap(grad(lambda a: a.tanh() * a)))(Tensor(x))
     np.testing.assert_allclose(got.data, np.tanh(x) + x * (1 - np.tanh(x) ** 2), rtol=1e-12)
+
+
+def test_per_example_gradients_of_the_library_losses():
+    """cross_entropy with a batch of class targets, mse_loss with a batch of targets."""
+    from minigrad.nn import functional as F
+
+    rng = np.random.default_rng(8)
+    w, xs = Tensor(rng.standard_normal((5, 3))), Tensor(rng.standard_normal((4, 5)))
+    labels, targets = Tensor(rng.integers(0, 3, 4)), Tensor(rng.standard_normal((4, 3)))
+    losses = {"cross_entropy": (lambda w, x, y: F.cross_entropy((x @ w)[None], y[None]), labels),
+              "mse_loss": (lambda w, x, y: F.mse_loss(x @ w, y), targets)}
+    for name, (loss, ys) in losses.items():
+        got = vmap(grad(loss), in_dims=(None, 0, 0))(w, xs, ys)
+        for i in range(4):
+            want = grad(loss)(w, Tensor(xs.data[i]), Tensor(ys.data[i]))
+            np.testing.assert_allclose(got.data[i], want.data, rtol=1e-12, err_msg=name)
+    with pytest.raises(ValueError, match="target 5 is out of range for 3 classes"):
+        vmap(losses["cross_entropy"][0], in_dims=(None, 0, 0))(w, xs,
+                                                               Tensor(np.array([0, 1, 5, 2])))
