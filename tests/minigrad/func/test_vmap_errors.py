@@ -134,3 +134,15 @@ def test_a_numpy_function_with_no_rule_runs_per_example_and_warns_naming_it():
     with pytest.warns(BatchingFallbackWarning, match="np.median has no batching rule"):
         out = vmap(lambda x: Tensor(np.median(x.data)) * x)(Tensor(xs))
     np.testing.assert_allclose(out.data, np.median(xs, axis=1, keepdims=True) * xs)
+
+
+def test_backward_inside_vmap_points_to_the_transforms():
+    w = Tensor(np.ones(3), requires_grad=True)
+
+    def f(x):
+        (x * w).sum().backward()
+        return x
+
+    with pytest.raises(RuntimeError, match=r"backward\(\) inside vmap.*vmap\(minigrad.func.grad"):
+        vmap(f)(_xs(4, 3))
+    assert w.grad is None

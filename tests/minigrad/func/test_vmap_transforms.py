@@ -183,3 +183,17 @@ def test_per_example_gradients_of_the_library_losses():
     with pytest.raises(ValueError, match="target 5 is out of range for 3 classes"):
         vmap(losses["cross_entropy"][0], in_dims=(None, 0, 0))(w, xs,
                                                                Tensor(np.array([0, 1, 5, 2])))
+
+
+def test_a_gradient_hook_inside_vmap_sees_and_returns_a_batch():
+    xs = np.random.default_rng(4).standard_normal((4, 3))
+    seen = []
+
+    def f(x):
+        y = x * 3
+        y.register_hook(lambda g: seen.append(g.shape) or g * 2)
+        return (y * y).sum()
+
+    got = vmap(grad(f))(Tensor(xs))
+    np.testing.assert_allclose(got.data, 36 * xs, rtol=1e-12)  # 2 · (2·9·x)
+    assert seen == [(3,)]  # one call, one example's shape: the hook ran once for the batch
