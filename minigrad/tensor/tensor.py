@@ -193,6 +193,8 @@ class Tensor(Differentiable, engine=True):
         """The underlying array (shared, not copied)."""
         if VALUE_READ_WATCHERS:
             value_read(self, "numpy")
+        if self.data.__class__ is BatchedArray:  # (inside vmap: its own error says why not)
+            np.asarray(self.data)
         return self.data
 
     def __array__(self, dtype=None, copy=None):
@@ -262,9 +264,15 @@ class Tensor(Differentiable, engine=True):
 
     def __repr__(self) -> str:
         data = self.data
-        body = array_to_string(
-            data, separator=", ", prefix="tensor(", threshold=64, edgeitems=3,
-            max_line_width=88)
+        if data.__class__ is BatchedArray:  # (inside vmap: every example, one per row)
+            body = "batched(" + array_to_string(
+                data.every_example(), separator=", ", prefix="tensor(batched(",
+                threshold=64, edgeitems=3, max_line_width=88) + (
+                f", examples of shape {data.shape})")
+        else:
+            body = array_to_string(
+                data, separator=", ", prefix="tensor(", threshold=64, edgeitems=3,
+                max_line_width=88)
         extra = ""
         if data.dtype not in (float32, np.dtype(np.int64)):
             extra += f", dtype={data.dtype}"

@@ -146,3 +146,15 @@ def test_backward_inside_vmap_points_to_the_transforms():
     with pytest.raises(RuntimeError, match=r"backward\(\) inside vmap.*vmap\(minigrad.func.grad"):
         vmap(f)(_xs(4, 3))
     assert w.grad is None
+
+
+def test_printing_a_batched_tensor_shows_every_example():
+    shown = []
+    vmap(lambda x: shown.append(repr(x)) or x)(Tensor(np.arange(6.0).reshape(2, 3)))
+    assert shown[0].startswith("tensor(batched([[0.0000, 1.0000, 2.0000],")
+    assert "examples of shape (3,)" in shown[0]
+
+
+def test_numpy_of_a_batched_tensor_is_an_error():
+    with pytest.raises(BatchingError, match="np.asarray"):
+        vmap(lambda x: x.numpy() and x)(_xs(2, 3))

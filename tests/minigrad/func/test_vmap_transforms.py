@@ -197,3 +197,10 @@ def test_a_gradient_hook_inside_vmap_sees_and_returns_a_batch():
     got = vmap(grad(f))(Tensor(xs))
     np.testing.assert_allclose(got.data, 36 * xs, rtol=1e-12)  # 2 · (2·9·x)
     assert seen == [(3,)]  # one call, one example's shape: the hook ran once for the batch
+
+
+def test_backward_through_a_vmap_reaches_a_leaf_outside_it():
+    w = Tensor(np.random.default_rng(6).standard_normal((4, 3)), requires_grad=True)
+    out = vmap(lambda x: (x * x).sum())(w)
+    out.sum().backward()
+    np.testing.assert_allclose(w.grad, 2 * w.data, rtol=1e-12)
