@@ -113,7 +113,10 @@ def accumulate(parent, local) -> None:
     elif isinstance(parent.data, ARRAYS):
         local = fit_gradient(local, parent.data)
         if parent.grad is None:
-            parent.grad = local.copy() if parent.op is None else local
+            # (a batch's leaf lives inside a transform inside vmap, never the user's, and
+            # per-example gradients are the biggest arrays of the pass: not copied)
+            keep = parent.op is not None or isinstance(local, StandIn)
+            parent.grad = local if keep else local.copy()
         else:
             parent.grad = _array(parent.grad + local)  # (0-d + 0-d gives a numpy scalar)
     elif parent.grad is None:  # floats: nothing to fit, nothing shared (a new float

@@ -55,3 +55,16 @@ def test_share_for_sums_a_batch_for_a_node_made_before_the_vmap_began():
 def test_every_example_is_one_plain_array_for_checks():
     nested = BatchedArray(BatchedArray(np.arange(24).reshape(2, 3, 4), level=1), level=2)
     np.testing.assert_array_equal(nested.every_example(), np.arange(24).reshape(2, 3, 4))
+
+
+def test_a_leaf_made_inside_the_vmap_keeps_its_batch_of_gradients_uncopied():
+    from minigrad import Tensor
+    from minigrad.core.accumulate import accumulate
+
+    leaf = Tensor(np.zeros(3), requires_grad=True)
+    batch = BatchedArray(np.ones((4, 3)), level=leaf.id)  # (the vmap began before the leaf)
+    accumulate(leaf, batch)
+    assert leaf.grad is batch  # per example, and not copied (the pass's biggest arrays)
+    accumulate(leaf, batch)
+    np.testing.assert_allclose(leaf.grad.value, np.full((4, 3), 2.0))
+    assert batch.value[0, 0] == 1.0  # the sum is new: the first contribution is untouched
