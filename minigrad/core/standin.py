@@ -69,7 +69,26 @@ ARRAYS = (np.ndarray, StandIn)
 def per_example(name: str, fn, args):
     """``fn(*args)`` once per example, by the first stand-in among ``args`` (each stand-in
     type knows how to loop over its examples and stack the results)."""
-    for x in args:
+    found = _first(args)
+    if found is None:
+        raise StandInRefused(f"{name}: refused a stand-in it was not given")
+    return type(found).per_example(name, fn, args)
+
+
+def _first(values):
+    """The first stand-in among ``values``, looking into tuples and lists.
+
+    A rule's arguments are flat (the upstream gradient, then what the op saved), but
+    forward mode's fallback passes three tuples (inputs, saved values, tangents), and
+    a variadic op's inputs (``cat``) come as one list: the stand-in may be inside.
+    Any stand-in will do: each type loops over its own innermost batch, and the
+    values of outer batches pass through each call unchanged, as stand-ins too.
+    """
+    for x in values:
         if isinstance(x, StandIn):
-            return type(x).per_example(name, fn, args)
-    raise StandInRefused(f"{name}: refused a stand-in it was not given")
+            return x
+        if isinstance(x, (tuple, list)):
+            found = _first(x)
+            if found is not None:
+                return found
+    return None

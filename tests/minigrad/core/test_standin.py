@@ -32,3 +32,7 @@ def test_per_example_asks_the_first_stand_in_and_refuses_without_one():
         per_example("f", lambda a: a, (np.zeros(2),))
     with pytest.raises(NotImplementedError):
         StandIn.per_example("f", lambda: None, ())
+
+
+def test_per_example_finds_a_stand_in_inside_tuples_and_lists():
+    assert per_example("f", lambda a, b: b, ((1, [Doubled()]), 2)) == [2, 2]

@@ -3,7 +3,8 @@
 For each op and case, and several ``in_dims`` (every input mapped over axis 0;
 over its last axis; the first input not mapped), ``vmap(op)`` must equal the op
 applied to each example and stacked, and so must ``vmap(grad(⟨op, c⟩))``, which
-runs the op's backward rules on batches.  The test walks the registry, so a new
+runs the op's backward rules on batches, and ``vmap(jvp(op))`` (its forward-mode
+rules on batches, the tangents mapped like their primals).  The test walks the registry, so a new
 op is covered with no extra code.  ``PER_EXAMPLE`` lists the ops with no
 batching of their own yet: they run once per example with a warning (the test
 checks that they warn, and that no other op does).  It must shrink, never grow.
@@ -19,8 +20,9 @@ import pytest
 import minigrad  # noqa: F401  (registers every op)
 from minigrad import Tensor
 from minigrad.autograd import registered_ops
+from minigrad.autograd.tangents import has_forward_rule
 from minigrad.batching import BatchingFallbackWarning
-from minigrad.func import grad, vmap
+from minigrad.func import grad, jvp, vmap
 from minigrad.tensor.tensor import apply_op
 from tests._helpers import INTERNAL_EXAMPLES, example_node, one_output
 
@@ -74,7 +76,7 @@ def _apply(op, attrs):
     return lambda *ts: one_output(apply_op(op, *ts, **attrs))
 
 
-def _check(op, fn, inputs, attrs, dims, warned):
+def _check(op, fn, inputs, attrs, dims, warned, forward_mode=True):
     """``vmap(fn)`` against ``fn`` per example and stacked, for the forward and for the
     gradient of ``⟨fn(...), c⟩`` with respect to the floating inputs."""
     batched = _batch(inputs, dims)
@@ -98,7 +100,34 @@ def _check(op, fn, inputs, attrs, dims, warned):
                     np.testing.assert_allclose(
                         g.data[b], w.data, rtol=1e-9, atol=1e-12,
                         err_msg=f"{op.name} gradient of input {k}, in_dims={dims}")
+            if forward_mode:
+                _check_jvp(fn, inputs, dims, floats)
     warned.update(str(w.message) for w in caught if w.category is BatchingFallbackWarning)
+
+
+def _check_jvp(fn, inputs, dims, floats):
+    """``vmap(jvp(fn))``, tangents mapped like their primals: the forward-mode rules on
+    batches, against ``jvp`` per example."""
+    tangents = [np.random.default_rng(11).standard_normal(np.shape(inputs[k])) for k in floats]
+    n = len(inputs)
+
+    def tangent_of(*args):
+        ts, primals = args[n:], list(args[:n])
+
+        def at(*xs):
+            for k, x in zip(floats, xs):
+                primals[k] = x
+            return fn(*primals)
+
+        return jvp(at, tuple(args[k] for k in floats), tuple(ts))[1]
+
+    t_dims = tuple(dims[k] for k in floats)
+    got = vmap(tangent_of, in_dims=dims + t_dims, randomness="same")(
+        *_batch(inputs, dims), *_batch(tangents, t_dims))
+    for b in range(B):
+        want = tangent_of(*_per_example(inputs, dims, b), *_per_example(tangents, t_dims, b))
+        np.testing.assert_allclose(got.data[b], want.data, rtol=1e-9, atol=1e-12,
+                                   err_msg=f"tangent, in_dims={dims}")
 
 
 @pytest.mark.parametrize("op", OPS, ids=lambda op: op.name)
@@ -117,14 +146,17 @@ def test_vmap_of_the_op_is_the_op_per_example_stacked_forward_and_backward(op):
 @pytest.mark.parametrize("example", [e for e in INTERNAL_EXAMPLES if e.op.engine == "tensor"],
                          ids=lambda e: e.name)
 def test_vmap_through_every_internal_op_example(example):
-    """The library's own tensor ops, through their examples, the same way."""
+    """The library's own tensor ops, through their examples, the same way (forward mode
+    where the op has a rule of its own: a compiled or fused kernel has none)."""
     warned: set[str] = set()
+    # (no forward mode where the registry's own forward-mode test says there is none)
+    forward_mode = "forward_mode" not in example.skip and has_forward_rule(example.op)
     for inputs, attrs in example.cases(np.random.default_rng(1234)):
         def fn(*ts, attrs=attrs):
             return one_output(example_node(example, *ts, **attrs))
 
         for _, dims in _variants(inputs):
-            _check(example.op, fn, inputs, attrs, dims, warned)
+            _check(example.op, fn, inputs, attrs, dims, warned, forward_mode)
     if example.op.name in PER_EXAMPLE:
         assert warned, f"{example.op.name} is listed in PER_EXAMPLE but batches: remove it"
     else:
