@@ -71,6 +71,7 @@ from .engine_notes import ReadyQueue, hook_text, unbadged
 from .narration import (  # noqa: F401  (fmt_num, fmt_value, node_name: imported from here too)
     Narrator,
     count_of,
+    distinct_names,
     fmt_num,
     fmt_value,
     node_name,
@@ -128,8 +129,13 @@ class Frames:
 
     def __init__(self, tape, mode: str = "both", names: dict | None = None, *,
                  options: DisplayOptions | None = None):
-        #: ``{node id: name}`` for the panel and the picture (on top of labels)
-        self.names = dict(names or {})
+        # Parameters by their full paths (``layers.0.weight``), when the tape recorded
+        # which modules ran (``step_through`` does: ``recording.record_call``); names
+        # given here win.
+        paths = dict(getattr(getattr(tape, "scopes", None), "param_names", None) or {})
+        #: ``{node id: name}`` for the panel and the picture (on top of labels), each
+        #: name one node's (``narration.distinct_names``)
+        self.names = {**paths, **(names or {})}
         self.options = options or DisplayOptions()
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(map(repr, MODES))}, got {mode!r}")
@@ -157,6 +163,7 @@ class Frames:
         # the nodes, edges, ids and names every renderer uses (no values needed here)
         self.view = build_view(self.roots, options=self.options, params=self.names, show_grad=False,
                                show_saved=False, scopes=None, orders="all")
+        self.names.update(distinct_names(self.view, parameters=list(self.names)))
         self.nodes = [vn.node for vn in self.view.nodes]  # every drawn node, by id
         self.node_ids = [vn.key for vn in self.view.nodes]
         by_id = {n.id: n for n in self.nodes}
@@ -180,6 +187,9 @@ class Frames:
         #: what a recorded backward did to the user's graph, said on the first seed step
         #: (a torch step-through: ``torch_recording.ran_backward_note``)
         self._seed_note = getattr(tape, "seed_note", None)
+        #: what the forward start says about the recording (a torch loss's graph: why its
+        #: ops show no values, ``torch_recording.NO_FORWARD_VALUES``)
+        self._forward_note = getattr(tape, "forward_note", None)
         self._build(getattr(tape, "released", None))
 
     @property
@@ -287,8 +297,11 @@ class Frames:
         built = {n.id for n in self.replay.built}
         given = [n for n in self.nodes if n.id not in new and n.id not in built]
         total = len(created)
+        start = self.say.forward_start(created, given)
+        if self._forward_note:
+            start += "\n" + self._forward_note
         self._emit("forward", "start", f"Forward · start ({count_of(total, 'node')} to create)",
-                   self.say.forward_start(created, given))
+                   start)
         for n in created:
             self._strip("current", replace="done")
             self._set(node_key(n), add=("current",), remove=("hidden",))

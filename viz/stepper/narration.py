@@ -34,7 +34,7 @@ from ..render.multi_output import (
 from ..render.numbers import NO_GRAD, format_array, format_shape, visible
 from ..render.view import is_node
 
-__all__ = ["Narrator", "fmt_num", "fmt_value", "node_name"]
+__all__ = ["Narrator", "fmt_num", "fmt_value", "node_name", "distinct_names"]
 
 
 # --- numbers and values ------------------------------------------------------------
@@ -114,6 +114,35 @@ def node_name(node, names: dict | None = None, digits: int = DIGITS) -> str:
     if node.op is None and not node.requires_grad and not _is_array(node.data):
         return fmt_num(node.data, digits)
     return f"#{node.id}"
+
+
+def distinct_names(view, parameters=()) -> dict[int, str]:
+    """Give every name in ``view`` one node: ``{node id: new name}`` for the nodes renamed.
+
+    A step-through talks about nodes by name ("w.0.grad = 0.38"), so two nodes
+    with one name make its words ambiguous: four neurons' ``w.0`` labels, two
+    ``Linear`` layers' ``weight``, a function's input ``b`` beside a neuron's bias.
+    Parameters are named by their full paths first (``layers.0.neurons.1.w.0``,
+    ``viz.render.view.param_names``, as ``viz.draw(params=model)`` shows them); a
+    name still shared after that keeps its bare form for one node (a function's
+    input before a parameter in ``parameters``, a leaf before an op's result,
+    then the oldest) and the others get their id, ``b #7``: ``#<id>`` is how
+    the picture and the panel name an unnamed node.  The view's nodes are renamed
+    in place, so every renderer reading it agrees.
+    """
+    parameters = set(parameters)
+    by_name: dict[str, list] = {}
+    for vn in view.nodes:
+        if vn.name is not None:
+            by_name.setdefault(vn.name, []).append(vn)
+    renamed = {}
+    for name, group in by_name.items():
+        if len(group) < 2:
+            continue
+        group.sort(key=lambda vn: (vn.id in parameters, not vn.is_leaf, vn.id))
+        for vn in group[1:]:
+            vn.name = renamed[vn.id] = f"{name} #{vn.id}"
+    return renamed
 
 
 def view_name(vn) -> str:
@@ -441,7 +470,7 @@ class Narrator:
         """``mul: ∂out/∂a = b = 3.0000; 2.0000 × 3.0000 = 6.0000 added to a.grad: …``."""
         n, p = e.node, e.parent
         op = n.op
-        if isinstance(_raw(e.after), OutputGrads):  # output k of a multi-output op
+        if isinstance(_raw(e.local_grad), OutputGrads):  # output k of a multi-output op
             k = next(i for i, g in enumerate(_raw(e.local_grad).grads) if g is not None)
             return (f"{op.name} {k} of {self.name(p)} passes its gradient on unchanged, "
                     f"into place {k} of {self.name(p)}'s gradients (one per output): "
