@@ -147,8 +147,8 @@ def test_vmap_of_the_op_is_the_op_per_example_stacked_forward_and_backward(op):
                          ids=lambda e: e.name)
 def test_vmap_through_every_internal_op_example(example):
     """The library's own ops (not the scalar engine's: vmap maps tensors), through their
-    examples, the same way (forward mode
-    where the op has a rule of its own: a compiled or fused kernel has none)."""
+    examples, the same way (forward mode where the op has a rule of its own: a compiled
+    or fused kernel has none)."""
     warned: set[str] = set()
     # (no forward mode where the registry's own forward-mode test says there is none)
     forward_mode = "forward_mode" not in example.skip and has_forward_rule(example.op)
