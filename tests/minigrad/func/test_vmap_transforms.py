@@ -100,7 +100,8 @@ def _both(torch, xs, w):
 
 
 @pytest.mark.parametrize("name", ["vmap(jacrev)", "vmap(jacfwd)", "jacrev(vmap)",
-                                  "jacfwd(vmap)", "vmap(hessian)", "grad(vmap)"])
+                                  "jacfwd(vmap)", "vmap(hessian)", "grad(vmap)",
+                                  "hessian(vmap)"])
 def test_jacobians_and_vmap_compose_in_either_order_like_torch(name, data):
     torch = pytest.importorskip("torch")
     tf = torch.func
@@ -116,6 +117,8 @@ def test_jacobians_and_vmap_compose_in_either_order_like_torch(name, data):
         "vmap(hessian)": lambda: vmap(hessian(scalar), in_dims=(0, None))(x, wm),
         "grad(vmap)": lambda: grad(lambda x, w: vmap(scalar, in_dims=(0, None))(x, w).sum(),
                                    argnums=1)(x, wm),
+        "hessian(vmap)": lambda: hessian(lambda w: vmap(scalar, in_dims=(0, None))(x, w)
+                                         .sum())(wm),
     }[name]()
     theirs = {
         "vmap(jacrev)": lambda: tf.vmap(tf.jacrev(_tf(torch)), in_dims=(0, None))(tx, tw),
@@ -125,6 +128,8 @@ def test_jacobians_and_vmap_compose_in_either_order_like_torch(name, data):
         "vmap(hessian)": lambda: tf.vmap(tf.hessian(tscalar), in_dims=(0, None))(tx, tw),
         "grad(vmap)": lambda: tf.grad(lambda x, w: tf.vmap(tscalar, in_dims=(0, None))(x, w)
                                       .sum(), argnums=1)(tx, tw),
+        "hessian(vmap)": lambda: tf.hessian(lambda w: tf.vmap(tscalar, in_dims=(0, None))(tx, w)
+                                            .sum())(tw),
     }[name]()
     np.testing.assert_allclose(mine.data, theirs.detach().numpy(), rtol=1e-10, atol=1e-13)
 
