@@ -54,13 +54,14 @@ def generator(generator=None, seed=None) -> np.random.Generator:
     return _default
 
 
-def get_rng(rng=None) -> np.random.Generator:
+def get_rng(rng=None, *, per_example: bool = False) -> np.random.Generator:
     """A Generator from one ``rng``: a Generator (as is), an int seed, or None (the default).
 
-    The ``rng=`` argument of ``nn.init`` and ``functional.dropout``.
+    The ``rng=`` argument of ``nn.init`` and ``functional.dropout``.  ``per_example``:
+    the caller draws a batch of numbers itself inside ``vmap(randomness="different")``.
     """
     if RUNNING:  # inside vmap: does each example draw its own numbers? (randomness=)
-        check_random_draw("a random draw (dropout, an initialiser)")
+        check_random_draw("a random draw (dropout, an initialiser)", per_example)
     if rng is None:
         return _default
     if isinstance(rng, np.random.Generator):

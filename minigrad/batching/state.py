@@ -13,7 +13,7 @@ from contextlib import contextmanager
 
 from .errors import BatchingError
 
-__all__ = ["batching", "check_random_draw", "RUNNING", "ACTIVE"]
+__all__ = ["batching", "check_random_draw", "draws_per_example", "RUNNING", "ACTIVE"]
 
 #: the randomness mode of each running vmap, outermost first
 RUNNING: list[str] = []
@@ -33,18 +33,24 @@ def batching(level: int, randomness: str):
         ACTIVE.discard(level)
 
 
-def check_random_draw(what: str) -> None:
-    """Refuse a random draw under ``randomness="error"`` (and ``"different"``, which
-    minigrad's generators cannot batch yet); ``"same"`` shares one draw."""
+def check_random_draw(what: str, per_example: bool = False) -> None:
+    """Refuse a random draw under ``randomness="error"``, and under ``"different"``
+    unless the caller draws a batch of numbers itself (``per_example``: dropout does;
+    the generators behind ``randn`` cannot yet); ``"same"`` shares one draw."""
     for mode in RUNNING:
         if mode == "error":
             raise BatchingError(
                 f"vmap: {what} draws random numbers inside a vmapped function with "
                 f"randomness='error'. Say what you want: randomness='same' (one draw "
                 f"shared by every example) or draw outside and pass the numbers in")
-        if mode == "different":
+        if mode == "different" and not per_example:
             raise BatchingError(
                 f"vmap: {what} under randomness='different': minigrad cannot draw a "
                 f"batch of independent numbers yet; draw them outside the function "
                 f"(one row per example) and map over them, or use randomness='same'")
 
+
+
+def draws_per_example() -> bool:
+    """Whether the innermost running vmap wants each example's own random numbers."""
+    return bool(RUNNING) and RUNNING[-1] == "different"

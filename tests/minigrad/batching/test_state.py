@@ -24,3 +24,14 @@ def test_the_default_generator_asks_first():
         minigrad.randn(3)
     with batching(14, "same"):
         assert minigrad.randn(3).shape == (3,)
+
+
+def test_different_is_allowed_to_a_caller_that_draws_per_example():
+    from minigrad.batching.state import draws_per_example
+
+    assert not draws_per_example()
+    with batching(15, "different"):
+        assert draws_per_example()
+        check_random_draw("dropout", per_example=True)
+        with pytest.raises(BatchingError):
+            check_random_draw("randn")

@@ -60,7 +60,7 @@ def test_a_random_op_under_randomness_error_and_same():
         vmap(lambda x: F.dropout(x, 0.5, training=True))(xs)
     out = vmap(lambda x: F.dropout(x, 0.5, training=True), randomness="same")(xs)
     assert all((out.data[i] == out.data[0]).all() for i in range(4))  # one shared mask
-    with pytest.raises(BatchingError, match="randomness='different'"):
+    with pytest.raises(BatchingError, match="randomness='different'"):  # (randn: not yet)
         vmap(lambda x: x * minigrad.randn(50), randomness="different")(xs)
     with pytest.raises(ValueError, match="randomness must be one of"):
         vmap(lambda x: x, randomness="sometimes")
@@ -158,3 +158,15 @@ def test_printing_a_batched_tensor_shows_every_example():
 def test_numpy_of_a_batched_tensor_is_an_error():
     with pytest.raises(BatchingError, match="np.asarray"):
         vmap(lambda x: x.numpy() and x)(_xs(2, 3))
+
+
+def test_dropout_under_randomness_different_draws_a_mask_per_example():
+    from minigrad.func import value_and_grad
+
+    xs = Tensor(np.ones((4, 60)))
+    drop = lambda x: F.dropout(x, 0.5, training=True).sum()  # noqa: E731
+    out, g = vmap(value_and_grad(drop), randomness="different")(xs)
+    masks = g.data  # d(sum(x·m))/dx = m: the mask each example used
+    assert set(np.unique(masks)) <= {0.0, 2.0}
+    assert len({m.tobytes() for m in masks}) == 4  # four different masks
+    np.testing.assert_allclose(out.data, masks.sum(1))  # the forward used the same ones
