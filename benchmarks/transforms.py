@@ -20,6 +20,15 @@ Two workloads:
   forward mode should win on the tall map and reverse mode on the wide one, by
   about m/n.  The pass counts (``minigrad.func.count_passes``) are printed too.
 
+* **Per-example gradients** (issue 29, item 7).  The same MLP, batch ``--batch``,
+  cross-entropy: the gradient of every weight for each example (``_per_example.py``).
+  The reference is hand-written batched numpy (einsum outer products); against it a
+  Python loop of ``minigrad.func.grad`` over the examples, torch.func's
+  ``vmap(grad)``, and minigrad's ``vmap(grad)`` once ``minigrad.func`` has ``vmap``
+  ("not built" until then).  Each is checked against the reference before it is
+  timed.  Targets: minigrad's ``vmap(grad)`` <= 1.5× the reference and >= 10× faster
+  than the loop.
+
 With torch installed, ``torch.func.jvp``/``jacfwd``/``jacrev`` run the same
 workloads (an optional reference: torch.func batches a Jacobian's columns or rows
 with ``vmap`` into one pass of batched ops, where minigrad loops, so expect it far
@@ -30,7 +39,8 @@ from the same run, with the machine's default BLAS threads and with one.  On a s
 neighbour, a single float32 ``x @ W.T`` of the MLP's first layer was seen taking 8-28 ms
 instead of 0.45 ms, in plain numpy as in minigrad, from one process to the next.
 
-    python benchmarks/transforms.py [--steps 50] [--repeats 3] [--threads 1] [--no-torch]
+    python benchmarks/transforms.py [--steps 50] [--pe-steps 10] [--repeats 3] [--threads 1]
+                                    [--no-torch] [--per-example-only]
 """
 
 from __future__ import annotations
@@ -44,7 +54,9 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+import _per_example  # noqa: E402
 from _common import (  # noqa: E402
+    TUNED_MALLOC,
     at_least,
     interleave,
     machine_line,
@@ -60,6 +72,11 @@ WARMUP = 3  # calls before the clock starts (BLAS and allocator warm-up)
 JVP_WORKERS = ("fwd", "jvp")  # times the MLP's forward pass, and its jvp
 JAC_WORKERS = tuple(f"{mode}-{shape}" for shape in ("tall", "wide")
                     for mode in ("jacfwd", "jacrev"))
+#: how far (relative) a per-example gradient may be from the reference's (float32 sums)
+AGREE = 1e-4
+#: per-example gradients: the numpy reference first, then the rest against it
+PER_EXAMPLE = ("numpy:pergrad", "minigrad:pergrad-loop", "torch:pergrad-vmap",
+               "minigrad:pergrad-vmap")
 
 
 # --- the workloads ---------------------------------------------------------------------------
@@ -186,6 +203,8 @@ def pass_counts(small: int, large: int, hidden: int) -> dict:
 def worker(impl: str, args) -> dict:
     """``impl`` is ``<library>:<workload>``; time ``--steps`` calls of it."""
     library, workload = impl.split(":")
+    if workload.startswith("pergrad"):
+        return _per_example_worker(library, workload, args)
     sizes = (args.batch, args.small, args.large, args.hidden)
     if library == "torch":
         fns = torch_fns(*sizes, args.threads or os.cpu_count() or 1)
@@ -205,10 +224,40 @@ def worker(impl: str, args) -> dict:
     return {"time": median(times), "cpu": median(cpu), "value": value}
 
 
+def _per_example_worker(library: str, workload: str, args) -> dict:
+    """Time ``--pe-steps`` calls of one per-example gradient implementation, after
+    checking its gradients against the numpy reference (``value``: the largest
+    relative difference)."""
+    if library == "torch":
+        import torch
+
+        torch.set_num_threads(args.threads or os.cpu_count() or 1)
+        call = _per_example.torch_fns(args.batch)["vmap"]
+    elif library == "numpy":
+        call = _per_example.numpy_fn(args.batch)
+    else:
+        call = _per_example.minigrad_fns(args.batch)[workload.split("-")[1]]
+    value = _per_example.agreement(call(), _per_example.numpy_fn(args.batch)())
+    if value > AGREE:  # a wrong answer gets no time
+        raise SystemExit(f"{library}:{workload}: per-example gradients differ from the numpy "
+                         f"reference by {value:.1e} (relative), more than {AGREE:.0e}")
+    for _ in range(WARMUP - 1):
+        call()
+    times, cpu = [], []
+    for _ in range(args.pe_steps):
+        t0, c0 = timer(), time.process_time()
+        call()
+        times.append(timer() - t0)
+        cpu.append(time.process_time() - c0)
+    return {"time": median(times), "cpu": median(cpu), "value": value}
+
+
 # --- the report ------------------------------------------------------------------------------
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--steps", type=at_least(5, "a median needs a few calls"), default=50)
+    ap.add_argument("--pe-steps", type=at_least(3, "a median needs a few calls"), default=10,
+                    help="calls timed per run of the per-example gradients (the loop is slow)")
     ap.add_argument("--repeats", type=at_least(1), default=3)
     ap.add_argument("--threads", type=int, default=None,
                     help="BLAS (and torch) threads; by default both the machine's default "
@@ -219,6 +268,8 @@ def main(argv=None):
     ap.add_argument("--large", type=at_least(2), default=256,
                     help="the tall map's outputs (the wide map's inputs)")
     ap.add_argument("--hidden", type=at_least(1), default=64, help="the maps' hidden width")
+    ap.add_argument("--per-example-only", action="store_true",
+                    help="run only the per-example gradients' table")
     ap.add_argument("--no-torch", action="store_true", help="skip the torch.func reference")
     ap.add_argument("--worker")
     args = ap.parse_args(argv)
@@ -232,10 +283,16 @@ def main(argv=None):
         ["minigrad"], "torch not installed: minigrad's ratios only")
     impls = [f"{lib}:{w}" for lib in libraries for w in JVP_WORKERS + JAC_WORKERS]
     impls += [f"numpy:{w}" for w in JVP_WORKERS]
-    print(_pass_table(pass_counts(args.small, args.large, args.hidden), args))
+    if not args.per_example_only:
+        print(_pass_table(pass_counts(args.small, args.large, args.hidden), args))
+    per_example = [i for i in PER_EXAMPLE if i.split(":")[0] in libraries + ["numpy"]
+                   and (i != "minigrad:pergrad-vmap" or _per_example.minigrad_vmap_available())]
     for threads in [args.threads] if args.threads else [os.cpu_count() or 1, 1]:
         print()
-        _compare(impls, libraries, args, threads)
+        if not args.per_example_only:
+            _compare(impls, libraries, args, threads)
+            print()
+        _compare_per_example(per_example, args, threads)
 
 
 def _pass_table(counts: dict, args) -> str:
@@ -291,6 +348,49 @@ def _compare(impls, libraries, args, threads):
         busy = spread_mark(impl, [r["time"] for r in res[impl]])
         if busy:
             print(busy)
+
+
+def _compare_per_example(impls, args, threads):
+    """The per-example gradients' table: times, ratios to the numpy reference, agreement."""
+    pin_threads(threads)
+    forwarded = ["--pe-steps", str(args.pe_steps), "--threads", str(threads), "--batch",
+                 str(args.batch)]
+    # (each call allocates ~130 MB of gradients: every worker keeps its heap, so that no
+    # implementation pays page faults for it: _common.TUNED_MALLOC)
+    res = interleave(__file__, impls, forwarded, args.repeats, env=TUNED_MALLOC)
+    est = {impl: median([r["time"] for r in runs]) for impl, runs in res.items()}
+    cpu = {impl: median([r["cpu"] for r in runs]) for impl, runs in res.items()}
+    ref, loop = est["numpy:pergrad"], est["minigrad:pergrad-loop"]
+    print(machine_line(threads))
+    print(f"per-example gradients: MLP {'-'.join(map(str, SIZES))} ReLU cross-entropy, batch "
+          f"{args.batch} float32; median call of {args.pe_steps}, median of {args.repeats} runs; "
+          f"heap kept (TUNED_MALLOC)")
+    print(f"  {'per-example':<24}{'time':>12}{'/ numpy':>9}{'CPU / numpy':>13}"
+          f"{'max rel diff':>14}")
+    names = {"numpy:pergrad": "numpy (einsum, ref)",
+             "minigrad:pergrad-loop": "minigrad loop of grad",
+             "torch:pergrad-vmap": "torch.func vmap(grad)",
+             "minigrad:pergrad-vmap": "minigrad vmap(grad)"}
+    for impl in PER_EXAMPLE:
+        if impl not in est:
+            if impl == "minigrad:pergrad-vmap":
+                print(f"  {names[impl]:<24}{'not built':>12}  (minigrad.func has no vmap yet)")
+            continue
+        print(f"  {names[impl]:<24}{1e3 * est[impl]:>9.2f} ms{est[impl] / ref:>8.2f}x"
+              f"{cpu[impl] / cpu['numpy:pergrad']:>12.2f}x"
+              f"{max(r['value'] for r in res[impl]):>14.1e}")
+    same = all(r["value"] <= AGREE for runs in res.values() for r in runs)
+    print(f"every implementation gives the reference's gradients (to {AGREE:.0e} relative, "
+          f"checked before timing): {same}")
+    if "minigrad:pergrad-vmap" in est:
+        vm = est["minigrad:pergrad-vmap"]
+        print(f"ratio minigrad vmap(grad) / numpy = {vm / ref:.2f} (target <= 1.5); loop / "
+              f"vmap(grad) = {loop / vm:.1f} (target >= 10)")
+    if "torch:pergrad-vmap" in est:
+        print(f"ratio loop / torch.func vmap(grad) = {loop / est['torch:pergrad-vmap']:.1f}")
+    busy = spread_mark("numpy:pergrad", [r["time"] for r in res["numpy:pergrad"]])
+    if busy:
+        print(busy)
 
 
 def _agree(a: float, b: float) -> bool:

@@ -19,8 +19,8 @@ from ..core.node import Node
 from ..tensor import Tensor
 from ..value import Value
 
-__all__ = ["argnums_tuple", "check_input", "check_output", "checked_like", "pick", "replace",
-           "split_aux"]
+__all__ = ["argnums_tuple", "check_chunk_size", "check_input", "check_output", "checked_like",
+           "matched_cotangents", "nest", "outputs_of", "pick", "replace", "split_aux"]
 
 
 def argnums_tuple(argnums, nargs: int, where: str) -> tuple[tuple[int, ...], bool]:
@@ -70,6 +70,65 @@ def check_output(out, where: str, scalar: bool = False):
         raise TypeError(f"{where}: the function returned a {out.data.dtype} tensor, which "
                         f"has no derivative")
     return out
+
+
+def outputs_of(out, where: str):
+    """The function's result as a tuple of checked outputs, and its structure: ``None``
+    for a single Tensor/Value, else ``tuple`` or ``list`` (a flat sequence of them, as
+    ``torch.func`` allows; every result then comes back in the same structure)."""
+    if not isinstance(out, (tuple, list)):
+        return (check_output(out, where),), None
+    if not out:
+        raise ValueError(f"{where}: the function returned an empty {type(out).__name__}; "
+                         f"return at least one Tensor or Value")
+    for k, o in enumerate(out):
+        if not isinstance(o, (Tensor, Value)):
+            raise TypeError(f"{where}: output {k} of the function must be a Tensor or a "
+                            f"Value, got {type(o).__name__} (nested tuples of outputs are "
+                            f"not supported)")
+        check_output(o, f"{where} (output {k})")
+    return tuple(out), type(out)
+
+
+def nest(structure, items):
+    """``items`` (one per output) in the function's output ``structure``."""
+    return items[0] if structure is None else structure(items)
+
+
+def matched_cotangents(cotangents, outs, structure, where: str) -> tuple:
+    """One checked cotangent per output, given in the output's structure (one cotangent
+    for one output, a tuple of them for a tuple of outputs), else a clear error."""
+    if structure is None:
+        if isinstance(cotangents, (tuple, list)):
+            raise TypeError(f"{where}: the function returned one output, so vjp_fn takes "
+                            f"one cotangent shaped like it, got a {type(cotangents).__name__} "
+                            f"of {len(cotangents)}")
+        return (cotangent_for(cotangents, outs[0], where, "the cotangent", "the output"),)
+    if not isinstance(cotangents, (tuple, list)) or len(cotangents) != len(outs):
+        got = (f"a {type(cotangents).__name__} of {len(cotangents)}"
+               if isinstance(cotangents, (tuple, list)) else type(cotangents).__name__)
+        raise TypeError(f"{where}: the function returned a {structure.__name__} of "
+                        f"{len(outs)} outputs, so vjp_fn takes a tuple of {len(outs)} "
+                        f"cotangents (one per output, in order), got {got}")
+    return tuple(cotangent_for(c, o, where, f"cotangent {k}", f"output {k}")
+                 for k, (c, o) in enumerate(zip(cotangents, outs)))
+
+
+def cotangent_for(c, out, where, what, whose):
+    """A cotangent for ``out``: raw data of its shape and dtype (a float for a Value); a
+    Tensor that requires grad is kept as a node (an outer transform differentiates it)."""
+    data = checked_like(c, out, where, what, whose)
+    return c if isinstance(c, Tensor) and c.requires_grad else data
+
+
+def check_chunk_size(chunk_size, where: str):
+    """``chunk_size``: None (every basis direction in one chunk) or a positive int."""
+    if chunk_size is None:
+        return None
+    if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
+        raise ValueError(f"{where}: chunk_size must be a positive int or None, got "
+                         f"{chunk_size!r}")
+    return chunk_size
 
 
 def checked_like(x, node, where: str, what: str, whose: str):

@@ -1,4 +1,6 @@
-"""The transforms' inputs and results as nodes: differentiable copies, constants, stacks."""
+"""The transforms' inputs and results as nodes: differentiable copies, constants, and the
+Jacobian's pieces: the standard basis in chunks, stacks of rows or columns, and the
+block ``∂out_i/∂x_k`` cut out of them."""
 
 from __future__ import annotations
 
@@ -10,11 +12,12 @@ from ..autograd import forward_ad
 from ..autograd.forward_ad import tangent_of
 from ..batching import BatchedArray
 from ..tensor import Tensor
-from ..tensor.combining import stack
+from ..tensor.combining import cat, stack
 from ..value import Value
 
-__all__ = ["lift_inputs", "constant_like", "live_result", "stack_rows", "is_live", "inside",
-           "in_transform"]
+__all__ = ["lift_inputs", "constant_like", "live_result", "is_live", "inside", "in_transform",
+           "basis_chunks", "stack_parts", "join_chunks", "jacobian_block", "shape_of",
+           "size_of"]
 
 
 #: how many transforms are running their function right now (``inside``)
@@ -93,16 +96,94 @@ def live_result(out, live):
     return Tensor(out.data)
 
 
-def stack_rows(parts, out_shape, in_shape, live, axis):
-    """Assemble a Jacobian ``out_shape + in_shape`` from its rows (``axis=0``: one per
-    output element, each ``in_shape``) or columns (``axis=-1``: one per input element,
-    each ``out_shape``)."""
-    if parts and isinstance(parts[0], Value):
-        return parts[0]
-    shape = tuple(out_shape) + tuple(in_shape)
+def shape_of(x) -> tuple:
+    """A node's shape (a Value is a number: shape ``()``)."""
+    return () if isinstance(x, Value) else tuple(x.data.shape)
+
+
+def size_of(x) -> int:
+    """A node's number of elements (1 for a Value)."""
+    return 1 if isinstance(x, Value) else x.data.size
+
+
+def _dtype_of(x):
+    return np.dtype(np.float64) if isinstance(x, Value) else x.data.dtype
+
+
+def basis_chunks(nodes, chunk_size):
+    """The standard basis of the elements of ``nodes`` taken together (all of the first
+    node's elements, then the second's...), ``chunk_size`` directions at a time (all at
+    once for None).  Each chunk is a tuple with one array per node, shaped
+    ``(c,) + node.shape`` in its dtype: direction ``j`` of the chunk is one-hot in
+    exactly one node's array and zero in the others."""
+    sizes = [size_of(x) for x in nodes]
+    total = sum(sizes)
+    step = total if chunk_size is None else chunk_size
+    for start in range(0, total, step):
+        c = min(step, total - start)
+        if len(nodes) == 1:  # (the usual case: rows start.. of the identity, as they are)
+            yield (np.eye(c, total, k=start, dtype=_dtype_of(nodes[0]))
+                   .reshape((c,) + shape_of(nodes[0])),)
+            continue
+        rows = np.eye(c, total, k=start)
+        offsets = np.cumsum([0] + sizes)
+        yield tuple(rows[:, lo:hi].astype(_dtype_of(x)).reshape((c,) + shape_of(x))
+                    for x, lo, hi in zip(nodes, offsets[:-1], offsets[1:]))
+
+
+def stack_parts(parts, like, live):
+    """One row or column per direction, stacked along a new first axis: a Tensor
+    ``(k,) + like.shape`` (a node with its graph when ``live``), or, when ``like`` is a
+    Value, the list of Values itself (one number per direction)."""
+    if isinstance(like, Value):
+        return list(parts)
     if live:
-        return stack(parts, axis=axis).reshape(shape)
-    return Tensor(np.stack([p.data for p in parts], axis=axis).reshape(shape))
+        return stack(list(parts), axis=0)
+    return Tensor(np.stack([p.data for p in parts], axis=0))
+
+
+def join_chunks(stacks, live):
+    """The stacks of successive chunks as one stack (the first axis runs on)."""
+    if len(stacks) == 1:
+        return stacks[0]
+    if isinstance(stacks[0], list):
+        return [v for s in stacks for v in s]
+    if live:
+        return cat(stacks, axis=0)
+    return Tensor(np.concatenate([s.data for s in stacks], axis=0))
+
+
+def jacobian_block(stacked, start, stop, out, x, live, where, columns=False):
+    """``∂out/∂x``, shaped ``out.shape + x.shape``, from entries ``start:stop`` of a stack.
+
+    Reverse mode (``columns=False``): the stack holds rows, entries ``start:stop`` are
+    ``out``'s elements and each is shaped like ``x``.  Forward mode: it holds columns,
+    the entries are ``x``'s elements and each is shaped like ``out``.
+    """
+    each, lead = (out, x) if columns else (x, out)
+    if isinstance(each, Value):  # a list of Values, one per entry
+        part = stacked[start:stop]
+        if isinstance(lead, Value):
+            return part[0]
+        if live and any(v.requires_grad for v in part):
+            raise NotImplementedError(
+                f"{where}: the Jacobian between a Tensor and a Value inside another "
+                f"transform is not supported; make the Value a one-element Tensor")
+        return Tensor(np.array([v.data for v in part], dtype=np.float64)
+                      .reshape(shape_of(lead)))
+    if not live:  # constants: numpy does the cutting, no ops recorded
+        data = stacked.data[start:stop]
+        if columns and shape_of(out):  # (x's elements, out's) -> (out's, x's): a transpose
+            data = data.reshape(stop - start, -1).T
+        return Tensor(data.reshape(shape_of(out) + shape_of(x)))
+    whole = start == 0 and stop == stacked.data.shape[0]
+    part = stacked if whole else stacked[start:stop]
+    if not columns or not shape_of(out):  # rows: out's elements first, as wanted
+        return part.reshape(shape_of(out) + shape_of(x))
+    # columns: x's elements first; move that axis to the end
+    ndim = len(shape_of(out))
+    part = part.reshape((stop - start,) + shape_of(out)).permute(*range(1, ndim + 1), 0)
+    return part.reshape(shape_of(out) + shape_of(x))
 
 
 def _tangent(x):

@@ -13,6 +13,11 @@ one's pass: ``hvp`` is one forward pass carrying a tangent, then one
 backward), ``backward`` the backward passes, ``ops`` the op executions: each
 op the function runs, plus each node a backward pass visits (calling that
 op's rules).
+
+``jacrev`` and ``jacfwd`` push their basis directions through one function
+(``reverse.vjp_rows``, ``forward.jvp_columns``), ``chunk_size`` directions at a
+time.  Those loop today, so a Jacobian still counts one pass per direction
+whatever the chunk size; a batched pass there will count one pass per chunk.
 """
 
 from __future__ import annotations

@@ -11,13 +11,18 @@ mode on a wide one (a loss: one pass for every input at once).
 ``hessian(f) = jacfwd(jacrev(f))`` and ``hvp`` are *forward-over-reverse*: the
 tangents ride through the graph that a ``create_graph`` backward pass builds,
 so one forward-mode pass through the gradient gives ``H·v``.
+
+``jacfwd``'s columns go through one function, ``jvp_columns``, which takes a
+*stack* of tangents (``k`` directions along a new first axis) and returns a
+stack of columns per output.  It loops today, one forward pass per direction;
+that is the seam where a batched pass (``vmap`` of ``jvp`` over the stack) drops
+in.  ``jacfwd`` feeds it the standard basis of the chosen arguments in chunks of
+``chunk_size`` directions (all at once by default).
 """
 
 from __future__ import annotations
 
 from contextlib import nullcontext
-
-import numpy as np
 
 from ..autograd import forward_ad
 from ..autograd.forward_ad import tangent_of
@@ -27,17 +32,29 @@ from ..value import Value
 from . import counting
 from ._inputs import (
     argnums_tuple,
+    check_chunk_size,
     check_input,
-    check_output,
     checked_like,
+    nest,
+    outputs_of,
     pick,
     replace,
     split_aux,
 )
-from ._lift import constant_like, in_transform, inside, live_result, stack_rows
+from ._lift import (
+    basis_chunks,
+    constant_like,
+    in_transform,
+    inside,
+    jacobian_block,
+    join_chunks,
+    live_result,
+    size_of,
+    stack_parts,
+)
 from .reverse import jacrev, value_and_grad
 
-__all__ = ["jvp", "jacfwd", "hessian", "hvp"]
+__all__ = ["jvp", "jacfwd", "hessian", "hvp", "jvp_columns"]
 
 
 def jvp(func, primals, tangents, *, has_aux: bool = False):
@@ -45,7 +62,7 @@ def jvp(func, primals, tangents, *, has_aux: bool = False):
 
     ``primals`` and ``tangents`` are tuples (or lists) of equal length, each
     tangent shaped and typed like its primal.  ``f`` may return a Tensor/Value
-    or a tuple of them; the tangent out has the same structure.
+    or a tuple (or list) of them; the tangent out has the same structure.
     """
     primals, tangents = _pair_up(primals, tangents)
     if in_transform() and any(p.requires_grad for p in primals):
@@ -64,55 +81,91 @@ def jvp(func, primals, tangents, *, has_aux: bool = False):
         with inside(), (nullcontext() if live else no_grad()):
             result = func(*duals)
         out, aux = split_aux(result, has_aux, "jvp")
-        outs = out if isinstance(out, tuple) else (out,)
-        for o in outs:
-            check_output(o, "jvp")
+        outs, structure = outputs_of(out, "jvp")
         # (each output's tangent as it is: unpack_dual would make a primal view node per
         # output, which only an outer differentiation of the primal needs)
         primal_out = tuple(live_result(o, live) for o in outs)
         tangent_out = tuple(_tangent_result(o, tangent_of(o), live) for o in outs)
-    if not isinstance(out, tuple):
-        primal_out, tangent_out = primal_out[0], tangent_out[0]
+    primal_out, tangent_out = nest(structure, primal_out), nest(structure, tangent_out)
     return (primal_out, tangent_out, aux) if has_aux else (primal_out, tangent_out)
 
 
-def jacfwd(func, argnums=0, has_aux: bool = False):
+def jacfwd(func, argnums=0, has_aux: bool = False, *, chunk_size=None):
     """``jacfwd(f)(*args)``: the Jacobian of ``f`` with respect to ``args[argnums]`` by
     forward mode, shaped ``out.shape + arg.shape``: one forward pass per *input*
-    element, each carrying a basis tangent and giving one column ``J·e_j``."""
+    element, each carrying a basis tangent and giving one column ``J·e_j``.
+
+    Tuple outputs and tuple ``argnums`` nest as in ``jacrev``: ``jac[i][k] =
+    ∂out_i/∂args[k]``.  ``chunk_size`` pushes that many columns through
+    ``jvp_columns`` at a time (None: all at once).  (``torch.func.jacfwd`` has no
+    ``chunk_size``; here it mirrors ``jacrev``'s.)
+    """
+    chunk_size = check_chunk_size(chunk_size, "jacfwd")
+
     def jacobian_of(*args, **kwargs):
         nums, many = argnums_tuple(argnums, len(args), "jacfwd")
-        chosen = [check_input(x, "jacfwd") for x in pick(args, nums)]
-        jacs, aux = [], None
-        for k, x in enumerate(chosen):
-            columns = []
-            for tangents in _basis(chosen, k):
-                def at(*xs):
-                    return func(*replace(args, nums, xs), **kwargs)
-                result = jvp(at, tuple(chosen), tangents, has_aux=has_aux)
-                out, column = result[0], result[1]
-                aux = result[2] if has_aux else None
-                columns.append(column)
-            check_output(out, "jacfwd")
-            if isinstance(x, Value):
-                jacs.append(columns[0])
-            else:
-                out_shape = () if isinstance(out, Value) else out.data.shape
-                jacs.append(stack_rows(columns, out_shape, x.data.shape,
-                                       any(c.requires_grad for c in columns if
-                                           not isinstance(c, Value)), axis=-1))
-        jac = tuple(jacs) if many else jacs[0]
+        chosen = tuple(check_input(x, "jacfwd") for x in pick(args, nums))
+
+        def at(*xs):
+            return func(*replace(args, nums, xs), **kwargs)
+
+        # one stack of columns per output: column c is the derivative along input
+        # element c (the elements of all the chosen arguments, in order)
+        chunks = [jvp_columns(at, chosen, tangents, has_aux)
+                  for tangents in basis_chunks(chosen, chunk_size)]
+        outs, structure, _, aux = chunks[-1]
+        live = any(_has_graph(stack) for c in chunks for stack in c[2])
+        columns = [join_chunks([c[2][i] for c in chunks], live) for i in range(len(outs))]
+        jacs = []
+        for i, o in enumerate(outs):
+            per_arg, start = [], 0
+            for x in chosen:
+                stop = start + size_of(x)
+                per_arg.append(jacobian_block(columns[i], start, stop, o, x, live,
+                                              "jacfwd", columns=True))
+                start = stop
+            jacs.append(tuple(per_arg) if many else per_arg[0])
+        jac = nest(structure, jacs)
         return (jac, aux) if has_aux else jac
 
     jacobian_of.__name__ = f"jacfwd_{getattr(func, '__name__', 'f')}"
     return jacobian_of
 
 
-def hessian(func, argnums=0):
+def jvp_columns(func, primals, tangents, has_aux=False):
+    """Push a stack of tangents forward: **the seam where a batched pass drops in**.
+
+    ``tangents`` holds one array per primal, shaped ``(k,) + primal.shape``: ``k``
+    directions.  Returns ``(outs, structure, columns, aux)``: the outputs (a tuple)
+    and their structure (``outputs_of``), and one stack per output, shaped ``(k,) +
+    out.shape``, entry ``j`` being ``J·tangents[:][j]``.  Today that is ``k`` forward
+    passes, one per direction (a loop; ``count_passes`` counts ``k``).  ``vmap`` of
+    ``jvp`` over the leading axis makes it one batched pass per chunk, without
+    changing ``jacfwd``.
+    """
+    results = []
+    for j in range(len(tangents[0])):
+        result = jvp(func, primals, tuple(t[j] for t in tangents), has_aux=has_aux)
+        results.append(result)
+    out, aux = results[-1][0], (results[-1][2] if has_aux else None)
+    structure = None if isinstance(out, (Tensor, Value)) else type(out)
+    outs = (out,) if structure is None else tuple(out)
+    per_output = [[r[1] if structure is None else r[1][i] for r in results]
+                  for i in range(len(outs))]
+    live = any(getattr(p, "requires_grad", False) for col in per_output for p in col)
+    return outs, structure, tuple(stack_parts(col, o, live)
+                                  for col, o in zip(per_output, outs)), aux
+
+
+def hessian(func, argnums=0, *, chunk_size=None):
     """``hessian(f)(*args)``: the matrix of second derivatives, ``jacfwd(jacrev(f))``:
     reverse mode for the gradient (one backward pass: f is scalar), forward mode
-    over it (one pass per input element), shaped ``arg.shape + arg.shape``."""
-    return jacfwd(jacrev(func, argnums), argnums)
+    over it (one pass per input element), shaped ``arg.shape + arg.shape``.
+
+    With a tuple ``argnums`` every block: ``h[i][k] = ∂²f/∂args[i]∂args[k]``.
+    ``chunk_size`` is the forward (outer) pass's, as for ``jacfwd``.
+    """
+    return jacfwd(jacrev(func, argnums), argnums, chunk_size=chunk_size)
 
 
 def hvp(func, primals, tangents):
@@ -149,18 +202,10 @@ def _check_tangent(primal, tangent, k):
     return checked_like(tangent, primal, "jvp", f"tangent {k}", "its primal")
 
 
-def _basis(chosen, k):
-    """One tangent tuple per element of ``chosen[k]``: a one-hot there, zeros elsewhere."""
-    x = chosen[k]
-    zeros = [0.0 if isinstance(y, Value) else np.zeros(y.data.shape, y.data.dtype)
-             for y in chosen]
-    if isinstance(x, Value):
-        yield tuple(1.0 if i == k else z for i, z in enumerate(zeros))
-        return
-    for j in range(x.data.size):
-        e = np.zeros(x.data.size, dtype=x.data.dtype)
-        e[j] = 1
-        yield tuple(e.reshape(x.data.shape) if i == k else z for i, z in enumerate(zeros))
+def _has_graph(stack) -> bool:
+    """Whether a stack of columns (a Tensor, or a list of Values) is part of an outer
+    differentiation, so the Jacobian must be cut from it as a graph too."""
+    return any(v.requires_grad for v in stack) if isinstance(stack, list) else stack.requires_grad
 
 
 def _tangent_result(out, tangent, live):

@@ -8,6 +8,13 @@ pass for all n gradients) and the wrong one for a tall Jacobian (one pass per
 output).  ``jacrev`` makes that cost visible: it runs one backward pass per
 output element (``count_passes`` counts them).
 
+The rows go through one function, ``vjp_rows``, which takes a *stack* of
+cotangents (``k`` directions along a new first axis) and returns a stack of
+rows.  It loops today, one backward pass per direction; that is the seam where a
+batched backward pass (``vmap`` over the stack) drops in.  ``jacrev`` feeds it
+the standard basis of the outputs in chunks of ``chunk_size`` directions (all at
+once by default), and cuts each block ``∂outᵢ/∂argₖ`` out of the stacked rows.
+
 The names and semantics are ``torch.func``'s: ``grad(f)`` is a function, the
 arguments to differentiate are chosen by ``argnums``, and ``.grad`` of the
 caller's nodes is never touched.
@@ -24,16 +31,30 @@ from ..value import Value
 from . import counting
 from ._inputs import (
     argnums_tuple,
+    check_chunk_size,
     check_input,
     check_output,
-    checked_like,
+    matched_cotangents,
+    nest,
+    outputs_of,
     pick,
     replace,
     split_aux,
 )
-from ._lift import constant_like, in_transform, inside, lift_inputs, live_result, stack_rows
+from ._lift import (
+    basis_chunks,
+    constant_like,
+    in_transform,
+    inside,
+    jacobian_block,
+    join_chunks,
+    lift_inputs,
+    live_result,
+    size_of,
+    stack_parts,
+)
 
-__all__ = ["grad", "value_and_grad", "vjp", "jacrev"]
+__all__ = ["grad", "value_and_grad", "vjp", "jacrev", "vjp_rows"]
 
 
 def grad(func, argnums=0, has_aux: bool = False):
@@ -79,7 +100,7 @@ def _value_and_grad(func, argnums, has_aux, where, args, kwargs):
         result = func(*replace(args, nums, feed), **kwargs)
     out, aux = split_aux(result, has_aux, where)
     check_output(out, where, scalar=True)
-    grads = _backward(out, inputs, None, live, where)
+    grads = _backward((out,), inputs, (None,), live, where)
     value = live_result(out, live)
     return (grads if many else grads[0]), (value, aux)
 
@@ -88,28 +109,41 @@ def _value_and_grad(func, argnums, has_aux, where, args, kwargs):
 def vjp(func, *primals, has_aux: bool = False):
     """``(f(*primals), vjp_fn)``: ``vjp_fn(c)`` is ``cᵀ·J``, one gradient per primal (a
     tuple), for a cotangent ``c`` shaped like the output.  ``f`` runs once;
-    ``vjp_fn`` may be called many times, each call one backward pass."""
+    ``vjp_fn`` may be called many times, each call one backward pass.
+
+    When ``f`` returns a tuple of outputs, ``vjp_fn`` takes a tuple of cotangents,
+    one per output in order, and gives ``Σᵢ cᵢᵀ·Jᵢ``.
+    """
     if not primals:
         raise TypeError("vjp: give the function's inputs (primals) after the function")
     feed, inputs, live = lift_inputs([check_input(x, "vjp", "primal") for x in primals])
     counting.forward_pass(in_transform())
     with inside():
         out, aux = split_aux(func(*feed), has_aux, "vjp")
-    check_output(out, "vjp")
+    outs, structure = outputs_of(out, "vjp")
 
     @enable_grad()
-    def vjp_fn(cotangent):
-        cotangent = _cotangent(cotangent, out)
-        return _backward(out, inputs, cotangent, live, "vjp", retain=True)
+    def vjp_fn(cotangents):
+        cotangents = matched_cotangents(cotangents, outs, structure, "vjp")
+        return _backward(outs, inputs, cotangents, live, "vjp", retain=True)
 
-    value = live_result(out, live)
+    value = nest(structure, [live_result(o, live) for o in outs])
     return (value, vjp_fn, aux) if has_aux else (value, vjp_fn)
 
 
-def jacrev(func, argnums=0, has_aux: bool = False):
+def jacrev(func, argnums=0, has_aux: bool = False, *, chunk_size=None):
     """``jacrev(f)(*args)``: the Jacobian of ``f`` with respect to ``args[argnums]`` by
     reverse mode, shaped ``out.shape + arg.shape``: one forward pass, then one
-    backward pass per *output* element, each giving one row ``e_iᵀ·J``."""
+    backward pass per *output* element, each giving one row ``e_iᵀ·J``.
+
+    For a function returning a tuple, a tuple with one Jacobian per output; for a
+    tuple ``argnums``, a tuple per argument; both: ``jac[i][k] = ∂out_i/∂args[k]``
+    (``torch.func``'s nesting).  ``chunk_size`` pushes that many rows through
+    ``vjp_rows`` at a time (None: all at once), bounding the memory a batched pass
+    needs.
+    """
+    chunk_size = check_chunk_size(chunk_size, "jacrev")
+
     @enable_grad()
     def jacobian_of(*args, **kwargs):
         nums, many = argnums_tuple(argnums, len(args), "jacrev")
@@ -118,45 +152,85 @@ def jacrev(func, argnums=0, has_aux: bool = False):
         with inside():
             result = func(*replace(args, nums, feed), **kwargs)
         out, aux = split_aux(result, has_aux, "jacrev")
-        check_output(out, "jacrev")
-        if isinstance(out, Value):
-            rows = [_backward(out, inputs, None, live, "jacrev", retain=True)]
-            jac = tuple(r for r in rows[0])
-        else:
-            n = out.data.size
-            rows = []
-            for i in range(n):
-                basis = np.zeros(n, dtype=out.data.dtype)
-                basis[i] = 1
-                rows.append(_backward(out, inputs, basis.reshape(out.data.shape), live,
-                                      "jacrev", retain=True))
-            jac = tuple(stack_rows([row[k] for row in rows], out.data.shape,
-                                   inputs[k].data.shape, live, axis=0)
-                        for k in range(len(inputs)))
-        jac = jac if many else jac[0]
+        outs, structure = outputs_of(out, "jacrev")
+        # one stack of rows per input: row r is output element r's gradient (the
+        # elements of all the outputs, in order)
+        chunks = [vjp_rows(outs, inputs, cotangents, live, "jacrev")
+                  for cotangents in basis_chunks(outs, chunk_size)]
+        rows = [join_chunks([c[k] for c in chunks], live) for k in range(len(inputs))]
+        jacs, start = [], 0
+        for o in outs:
+            stop = start + size_of(o)
+            per_arg = tuple(jacobian_block(rows[k], start, stop, o, x, live, "jacrev")
+                            for k, x in enumerate(inputs))
+            jacs.append(per_arg if many else per_arg[0])
+            start = stop
+        jac = nest(structure, jacs)
         return (jac, aux) if has_aux else jac
 
     jacobian_of.__name__ = f"jacrev_{getattr(func, '__name__', 'f')}"
     return jacobian_of
 
 
-def _backward(out, inputs, cotangent, live, where, retain=False):
-    """One backward pass from ``out`` to ``inputs``: the gradients as constants (or, when
-    an outer transform differentiates them again, as nodes with their graph)."""
-    if not out.requires_grad:  # the output does not depend on any input: zero gradients
-        counting.backward_pass()
-        return tuple(constant_like(x, 0.0) for x in inputs)
-    counting.backward_pass()
-    grads = autograd_grad(out, list(inputs), grad_outputs=None if cotangent is None else
-                          [cotangent], retain_graph=retain or live, create_graph=live,
-                          allow_unused=True)
+def vjp_rows(outs, inputs, cotangents, live, where):
+    """Pull a stack of cotangents back: **the seam where a batched pass drops in**.
+
+    ``cotangents`` holds one array per output, shaped ``(k,) + out.shape``: ``k``
+    directions.  The result holds one stack per input, shaped ``(k,) + input.shape``:
+    entry ``j`` is ``Σᵢ cotangents[i][j]ᵀ·∂outᵢ/∂input``.  Today that is ``k``
+    backward passes, one per direction (a loop; ``count_passes`` counts ``k``).
+    ``vmap`` of the backward pass over the leading axis makes it one batched pass
+    per chunk, without changing ``jacrev``.
+    """
+    k = len(cotangents[0])
+    if live or any(isinstance(x, Value) for x in inputs):
+        passes = [_backward(outs, inputs, tuple(c[j] for c in cotangents), live, where,
+                            retain=True) for j in range(k)]
+        return tuple(stack_parts([p[i] for p in passes], x, live)
+                     for i, x in enumerate(inputs))
+    # constants: stack the raw gradients (no Tensor made per row)
+    passes = [_gradients(outs, inputs, tuple(c[j] for c in cotangents), False, True)
+              for j in range(k)]
+    return tuple(Tensor(np.stack([np.zeros(x.data.shape, x.data.dtype) if p[i] is None
+                                  else p[i] for p in passes]).astype(x.data.dtype, copy=False))
+                 for i, x in enumerate(inputs))
+
+
+def _backward(outs, inputs, cotangents, live, where, retain=False):
+    """One backward pass from ``outs`` (a tuple of nodes, with one cotangent each; None
+    for a scalar) to ``inputs``: the gradients as constants (or, when an outer
+    transform differentiates them again, as nodes with their graph)."""
+    grads = _gradients(outs, inputs, cotangents, live, retain)
     return tuple(constant_like(x, 0.0) if g is None else g if live else constant_like(x, g)
                  for x, g in zip(inputs, grads))
 
 
-def _cotangent(c, out):
-    """A cotangent for ``out``: a Tensor/array of its shape and dtype (a float for a Value);
-    a Tensor that requires grad is kept as a node (an outer transform differentiates it)."""
-    data = checked_like(c, out, "vjp", "the cotangent", "the output")
-    return c if isinstance(c, Tensor) and c.requires_grad else data
+def _gradients(outs, inputs, cotangents, live, retain):
+    """The engine's gradients for one backward pass (None for an input nothing depends
+    on).  Outputs that depend on no input, and zero cotangents, contribute nothing and
+    are left out."""
+    counting.backward_pass()
+    if len(outs) == 1:
+        pairs = [(outs[0], _for(outs[0], cotangents[0]))] if outs[0].requires_grad else []
+    else:
+        pairs = [(o, _for(o, c)) for o, c in zip(outs, cotangents)
+                 if o.requires_grad and not _is_zero(c)]
+    if not pairs:  # nothing depends on the inputs
+        return (None,) * len(inputs)
+    return autograd_grad([o for o, _ in pairs], list(inputs),
+                         grad_outputs=[c for _, c in pairs], retain_graph=retain or live,
+                         create_graph=live, allow_unused=True)
 
+
+def _for(out, c):
+    """A cotangent as the engine takes it: a float for a Value output."""
+    if isinstance(out, Value) and c is not None and not isinstance(c, Value):
+        return float(c)
+    return c
+
+
+def _is_zero(c) -> bool:
+    """Whether a cotangent is known to be zero (a constant; a node is never skipped)."""
+    if isinstance(c, np.ndarray):
+        return not c.any()
+    return isinstance(c, (int, float)) and c == 0

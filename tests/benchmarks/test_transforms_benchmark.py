@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -36,6 +37,40 @@ def test_the_transforms_benchmark_prints_passes_and_ratios_at_tiny_sizes():
     assert "jacfwd and jacrev give the same Jacobians: True" in out
     header = next(line for line in out.splitlines() if line.strip().startswith("workload"))
     assert header.split() == ["workload", "minigrad", "numpy"]  # --no-torch: no torch column
+
+
+def test_the_per_example_table_checks_each_implementation_against_the_numpy_reference():
+    proc = _run(*TINY, "--pe-steps", "3", "--repeats", "1", "--threads", "1", "--no-torch",
+                "--per-example-only")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "passes (minigrad" not in out and "jacrev-tall" not in out  # that table only
+    rows = {line.split("  ")[1].strip(): line for line in out.splitlines()
+            if line.startswith(("  numpy (", "  minigrad "))}
+    assert set(rows) >= {"numpy (einsum, ref)", "minigrad loop of grad", "minigrad vmap(grad)"}
+    assert "1.00x" in rows["numpy (einsum, ref)"]
+    import minigrad.func
+    if not hasattr(minigrad.func, "vmap"):
+        assert "not built" in rows["minigrad vmap(grad)"]
+    assert ("every implementation gives the reference's gradients (to 1e-04 relative, "
+            "checked before timing): True") in out
+
+
+def test_a_per_example_gradient_that_disagrees_with_the_reference_is_not_timed(monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    import _per_example
+    import transforms
+
+    grads = _per_example.numpy_fn(2)()
+    assert _per_example.agreement(grads, grads) == 0.0
+    with pytest.raises(ValueError, match=r"gradient of W1: shape \(2, 256\)"):
+        _per_example.agreement([grads[1]] + grads[1:], grads)
+    wrong = [g * 1.01 for g in grads]
+    monkeypatch.setattr(_per_example, "minigrad_fns", lambda batch: {"loop": lambda: wrong})
+    args = argparse.Namespace(batch=2, threads=1, pe_steps=3)
+    with pytest.raises(SystemExit, match="minigrad:pergrad-loop: per-example gradients "
+                                         "differ from the numpy reference by 1.0e-02"):
+        transforms._per_example_worker("minigrad", "pergrad-loop", args)
 
 
 def test_the_torch_worker_computes_what_minigrad_does():
