@@ -7,6 +7,10 @@ without a seed.  So ``minigrad.manual_seed(s)`` makes all of them repeat, like
 ``torch.manual_seed``.  ``nn.Dropout`` and ``DataLoader`` split their own stream
 off it when they are built, so their draws do not shift when other code draws
 more or fewer numbers.  The toy datasets default to ``seed=0``.
+
+Inside ``vmap`` a draw asks ``batching.state.check_random_draw`` first: under
+``randomness="error"`` (the default, as in ``torch.func.vmap``) it is an error,
+since nothing says whether the examples share the numbers.
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+
+from .batching.state import RUNNING, check_random_draw
 
 __all__ = ["manual_seed", "default_generator", "generator", "get_rng"]
 
@@ -39,6 +45,8 @@ def generator(generator=None, seed=None) -> np.random.Generator:
     """
     if generator is not None and seed is not None:
         raise ValueError("give either generator= or seed=, not both")
+    if RUNNING:  # inside vmap: does each example draw its own numbers? (randomness=)
+        check_random_draw("a random tensor constructor")
     if generator is not None:
         return generator
     if seed is not None:
@@ -46,11 +54,14 @@ def generator(generator=None, seed=None) -> np.random.Generator:
     return _default
 
 
-def get_rng(rng=None) -> np.random.Generator:
+def get_rng(rng=None, *, per_example: bool = False) -> np.random.Generator:
     """A Generator from one ``rng``: a Generator (as is), an int seed, or None (the default).
 
-    The ``rng=`` argument of ``nn.init`` and ``functional.dropout``.
+    The ``rng=`` argument of ``nn.init`` and ``functional.dropout``.  ``per_example``:
+    the caller draws a batch of numbers itself inside ``vmap(randomness="different")``.
     """
+    if RUNNING:  # inside vmap: does each example draw its own numbers? (randomness=)
+        check_random_draw("a random draw (dropout, an initialiser)", per_example)
     if rng is None:
         return _default
     if isinstance(rng, np.random.Generator):

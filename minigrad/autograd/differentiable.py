@@ -11,6 +11,7 @@ derive from.  (PyTorch puts them on ``torch.Tensor`` for the same reason:
 from __future__ import annotations
 
 from ..core.node import Node
+from ..core.standin import StandIn
 from ..engines import choose
 from ..engines.hooked import RemovableHandle, add_hook, retain_grad, retains_grad
 
@@ -35,6 +36,11 @@ class Differentiable(Node):
         tool for that, since it leaves ``.grad`` alone.  ``scheduler="ready-queue"``
         runs the nodes in PyTorch's way (dependency counts, a ready queue), same bits.
         """
+        if isinstance(self.data, StandIn):
+            raise RuntimeError(
+                "backward() inside vmap: .grad would have to hold one gradient per example. "
+                "Take gradients with the transforms instead: vmap(minigrad.func.grad(loss)) "
+                "gives per-example gradients, grad(lambda w: vmap(f)(...).sum()) their sum")
         choose.backward(self, gradient, retain_graph, create_graph=create_graph,
                         scheduler=scheduler)
 

@@ -52,6 +52,7 @@ import numpy as np
 from ..core.modes import DERIVE, STATE, unwatch, watch
 from ..core.node import Node, origin_of
 from ..core.op import OpExample, define_op, op_example, passthrough
+from ..core.standin import ARRAYS
 from .tangents import NoForwardRuleError, forward_rules, output_tangent
 
 __all__ = ["dual_level", "make_dual", "unpack_dual", "UnpackedDualTensor", "forward_mode_paused",
@@ -171,7 +172,7 @@ def _dual_examples() -> list:
 
 
 def _engine(x) -> str:
-    return "tensor" if isinstance(x.data, np.ndarray) else "scalar"
+    return "tensor" if isinstance(x.data, ARRAYS) else "scalar"
 
 
 def make_dual(primal, tangent):
@@ -213,7 +214,7 @@ def _checked_tangent(primal, tangent, engine):
     if data.dtype.kind != "f":
         raise TypeError(f"make_dual: only floating tensors have tangents; the primal is "
                         f"{data.dtype}")
-    if isinstance(tangent, np.ndarray):
+    if isinstance(tangent, ARRAYS):  # (an array, or a batch of them inside vmap)
         if tangent.dtype != data.dtype or tangent.shape != data.shape:
             raise ValueError(_mismatch(data, tangent))
         return tangent

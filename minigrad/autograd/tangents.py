@@ -24,6 +24,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..batching import BatchedArray
+from ..core.op import batched_forward
+from ..core.standin import ARRAYS, StandInRefused, per_example
+
 __all__ = ["NoForwardRuleError", "forward_rules", "has_forward_rule", "output_tangent"]
 
 
@@ -62,9 +66,35 @@ def output_tangent(op, inputs, out, saved, attrs, tangents, parts=None):
     attrs = attrs or {}
     if all(t is None for t in tangents):
         return None
+    try:
+        total = _total(op, inputs, out, saved, attrs, tangents, parts)
+    except StandInRefused:  # inside vmap, a rule that cannot run on batches: per example
+        total = per_example(f"op '{op.name}' (forward mode)",
+                            lambda ins, sv, ts: _total(op, ins, None, sv, attrs, ts, None),
+                            (tuple(inputs), tuple(saved), tuple(tangents)))
+    if total is None or not isinstance(out, ARRAYS):
+        return total
+    # Fitted to the output as the backward engine fits a gradient to its input: a rule's
+    # numpy scalar becomes an array, a promoted dtype is cast back (float32 stays
+    # float32), a broadcastable part is broadcast.  (Inside vmap, a batch stays one.)
+    if isinstance(total, BatchedArray):
+        if total.dtype != out.dtype:
+            total = total.astype(out.dtype)
+    elif not isinstance(total, np.ndarray) or total.dtype != out.dtype:
+        total = np.asarray(total, dtype=out.dtype)
+    if total.shape != out.shape:
+        total = np.broadcast_to(total, out.shape)
+    return total
+
+
+def _total(op, inputs, out, saved, attrs, tangents, parts):
+    """The output's tangent as the op's forward-mode rule gives it, not yet fitted."""
     if op.linear:
         filled = [t if t is not None else _zeros_like(x, out) for x, t in zip(inputs, tangents)]
-        total = op.forward(*filled, **attrs)[0]
+        try:
+            total = op.forward(*filled, **attrs)[0]
+        except StandInRefused:  # (inside vmap, a forward that cannot take a batch)
+            total = batched_forward(op, filled, attrs)[0]
     elif op.jvp is not None:
         total = op.jvp(tuple(tangents), *saved, **attrs)
     else:
@@ -80,15 +110,6 @@ def output_tangent(op, inputs, out, saved, attrs, tangents, parts=None):
                 if parts is not None:
                     parts.append((slot, part))
                 total = part if total is None else total + part
-    if total is None or not isinstance(out, np.ndarray):
-        return total
-    # Fitted to the output as the backward engine fits a gradient to its input: a rule's
-    # numpy scalar becomes an array, a promoted dtype is cast back (float32 stays
-    # float32), a broadcastable part is broadcast.
-    if not isinstance(total, np.ndarray) or total.dtype != out.dtype:
-        total = np.asarray(total, dtype=out.dtype)
-    if total.shape != out.shape:
-        total = np.broadcast_to(total, out.shape)
     return total
 
 
@@ -107,9 +128,9 @@ def _zeros_like(x, out):
     non-float input (an integer tensor that ``cat`` promotes) gets zeros of the
     output's dtype: integer zeros would promote the tangent past it (int64 with
     float32 is float64)."""
-    if not isinstance(x, np.ndarray):
+    if not isinstance(x, ARRAYS):
         return 0.0
     if x.dtype.kind == "f":
         return np.zeros_like(x)
-    dtype = np.asarray(out).dtype
+    dtype = out.dtype if isinstance(out, ARRAYS) else np.asarray(out).dtype
     return np.zeros(x.shape, dtype=dtype if dtype.kind == "f" else np.float64)

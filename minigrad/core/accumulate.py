@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .standin import ARRAYS, StandIn
+
 __all__ = ["unbroadcast", "unbroadcastable", "fit_gradient", "accumulate", "vjp_results"]
 
 _add_reduce = np.add.reduce
@@ -99,16 +101,24 @@ def accumulate(parent, local) -> None:
     """
     # Three cases: the gradients are nodes (a create_graph pass), arrays (Tensor), or
     # floats (Value).  Each stores the first contribution and adds the next ones.
+    # (First, inside vmap: a batch of contributions is summed for a node made before the
+    # vmap began, which every example shared; see ``standin.py``.)
+    batch = local.data if isinstance(local, parent.engine_class) else local
+    if isinstance(batch, StandIn):
+        local = batch.share_for(local, parent.id)
     if isinstance(local, parent.engine_class):  # a create_graph pass: a node, recorded
-        if isinstance(parent.data, np.ndarray):
+        if isinstance(parent.data, ARRAYS):
             local = fit_gradient(local, parent.data)
         parent.grad = local if parent.grad is None else parent.grad + local
-    elif isinstance(parent.data, np.ndarray):
+    elif isinstance(parent.data, ARRAYS):
         local = fit_gradient(local, parent.data)
         if parent.grad is None:
-            parent.grad = local.copy() if parent.op is None else local
+            # (a batch's leaf lives inside a transform inside vmap, never the user's, and
+            # per-example gradients are the biggest arrays of the pass: not copied)
+            keep = parent.op is not None or isinstance(local, StandIn)
+            parent.grad = local if keep else local.copy()
         else:
-            parent.grad = np.asarray(parent.grad + local)  # (0-d + 0-d gives a numpy scalar)
+            parent.grad = _array(parent.grad + local)  # (0-d + 0-d gives a numpy scalar)
     elif parent.grad is None:  # floats: nothing to fit, nothing shared (a new float
         parent.grad = local      # is made by every +)
     else:

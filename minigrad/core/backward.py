@@ -35,6 +35,7 @@ import numpy as np
 from .accumulate import accumulate, vjp_results
 from .modes import STATE
 from .order import topological_order
+from .standin import ARRAYS, StandIn, StandInRefused, per_example
 
 __all__ = ["backward", "run_reference", "propagate", "local_gradients", "seed_gradient",
            "release", "start", "Steps", "GraphReleasedError", "released_error"]
@@ -159,6 +160,15 @@ def local_gradients(node, g) -> list:
     unpack = getattr(saved, "unpack", None)
     if unpack is not None:  # packed by saved_tensors_hooks: it unpacks itself, once per use
         saved = unpack(node)
+    try:
+        return _run_rules(node, op, g, saved, attrs)
+    except StandInRefused:  # inside vmap, a rule that cannot run on batches: per example
+        return list(per_example(f"op '{op.name}' (backward)",
+                                lambda g, *saved: tuple(_run_rules(node, op, g, saved, attrs)),
+                                (g,) + tuple(saved)))
+
+
+def _run_rules(node, op, g, saved, attrs) -> list:
     if op.grads:  # one rule per input: call each (for ``mul``: g·b for a, g·a for b)
         return [rule(g, *saved, **attrs) if parent.requires_grad else None
                 for parent, rule in zip(node.parents, op.grads)]
@@ -187,7 +197,7 @@ def seed_gradient(root, gradient):
     output it says how much each element matters, d(something)/d(output), and
     must match the output's shape."""
     data = root.data
-    if isinstance(data, np.ndarray):  # the tensor engine: dL/dL is an array like the root
+    if isinstance(data, ARRAYS):  # the tensor engine: dL/dL is an array like the root
         if gradient is None:
             if data.size != 1:
                 raise RuntimeError(
@@ -197,7 +207,9 @@ def seed_gradient(root, gradient):
                     f"scalar first, e.g. out.sum().backward()"
                 )
             return np.ones_like(data)
-        g = np.asarray(_raw(gradient), dtype=data.dtype)
+        g = _raw(gradient)
+        # (a batch of seeds, inside vmap: vmap(vjp_fn) maps over cotangents)
+        g = g.astype(data.dtype) if isinstance(g, StandIn) else np.asarray(g, data.dtype)
         if g.shape != data.shape:
             raise ValueError(
                 f"backward(gradient): gradient has shape {g.shape} but the output "

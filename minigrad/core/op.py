@@ -52,6 +52,16 @@ registers it):
   as a constant; ``twice_differentiable=False`` marks an op whose rules cannot
   run on graph nodes yet: a ``create_graph`` pass through it is a clear error.
 
+* ``batch(*xs, **attrs) -> (out, saved)``, optional: the forward for a batch of
+  examples (``vmap``, see ``minigrad/batching``).  Most ops need none: their
+  forward runs on batched arrays as written, numpy's calls reaching the batching
+  rules through its protocols, and so do their backward and forward-mode rules.
+  An op whose forward cannot (it writes into a plain array it made, or reads
+  values into Python) or runs badly that way (a convolution: fold the batch into
+  its own N axis instead) gives ``batch``, which gets the same arguments as
+  ``forward`` with some of them ``BatchedArray``s.  An op with neither runs once
+  per example, with a warning naming it (``batched_forward``).
+
 Adding an op is one ``define_op`` call: the engines, the renderers, the
 stepper and the gradient tests find it here with no further code.
 
@@ -85,9 +95,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from .standin import StandInRefused, per_example
+
 __all__ = ["Op", "OpExample", "define_op", "passthrough", "no_gradient", "register", "get_op",
            "registered_ops", "register_internal", "internal_ops", "internal_op", "op_example",
-           "op_examples", "SAVES", "ENGINES"]
+           "op_examples", "batched_forward", "SAVES", "ENGINES"]
 
 #: the engines an op can belong to: floats (``Value``), arrays (``Tensor``), or a
 #: custom ``Function``, which runs on whichever engine its inputs come from
@@ -144,6 +156,7 @@ class Op:
     promote: bool | slice = False
     constant_saves: bool = False
     twice_differentiable: bool = True
+    batch: Callable[..., tuple[Any, tuple]] | None = None
     function: type | None = field(default=None, repr=False)
 
     def __post_init__(self):
@@ -218,7 +231,10 @@ class Op:
             cls = getattr(x, "engine_class", None)
             if cls is not None:
                 return cls.apply(self, *inputs, **attrs)
-        return self.forward(*inputs, **attrs)[0]
+        try:
+            return self.forward(*inputs, **attrs)[0]
+        except StandInRefused:  # a batch (inside vmap) this forward cannot take
+            return batched_forward(self, inputs, attrs)[0]
 
     def display(self, attrs: dict | None = None) -> str:
         """Short text for a graph node: the symbol, refined by attrs when the op says how."""
@@ -228,6 +244,14 @@ class Op:
 
     def __repr__(self) -> str:
         return f"<Op {self.engine}.{self.name} '{self.symbol}'>"
+
+
+def batched_forward(op: Op, inputs, attrs) -> tuple:
+    """``op``'s forward on inputs of which some are batches (inside ``vmap``), when its
+    own forward refused them: its ``batch`` rule, else one call per example, stacked."""
+    if op.batch is not None:
+        return op.batch(*inputs, **attrs)
+    return per_example(f"op '{op.name}'", lambda *xs: op.forward(*xs, **attrs), tuple(inputs))
 
 
 def _ufunc_forward(name, ufunc, saves):

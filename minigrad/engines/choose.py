@@ -9,7 +9,8 @@ loop                        runs when                                    where
 ==========================  ===========================================  ===========================
 fast (floats / arrays)      nobody watches: the usual case               ``fast.py``
 reference, announced        a recorder watches (the stepper, anomaly     ``core/backward.py``
-                            mode), saved values are packed, or
+                            mode), saved values are packed, vmap's
+                            batches exist (``core/standin.py``), or
                             ``engine="reference"``
 hooked                      some live node has gradient hooks            ``hooked.py`` (its Steps)
 graph-building              ``create_graph=True``                        ``higher_order.py``
@@ -18,8 +19,8 @@ ready queue                 ``scheduler="ready-queue"``: PyTorch's       ``ready
                             steps when those apply
 ==========================  ===========================================  ===========================
 
-The switches read here (``switches.py``, and the recorders in
-``core/modes.py``) are read nowhere else.
+The switches read here (``switches.py``, the recorders in ``core/modes.py``, the
+count of live batches in ``core/standin.py``) are read nowhere else.
 
 Two keywords choose how a pass runs, and they answer different questions:
 ``scheduler`` is *in which order* nodes run (``"sorted"``: sort once by id,
@@ -38,6 +39,7 @@ import numpy as np
 from ..core.backward import run_reference, seed_gradient, start
 from ..core.modes import STATE
 from ..core.order import topological_order
+from ..core.standin import LIVE
 from . import fast, higher_order
 from .hooked import HookedPass, add_retained, retained_grads
 from .inplace import check_unmodified
@@ -164,7 +166,9 @@ def run_loop(roots, order, retain_graph: bool, create_graph: bool = False,
             _announced(scheduler)(roots, order, retain_graph,
                                   HookedPass(recorders, False, post_hooks))
         elif (engine == "reference" or scheduler != "sorted" or (engine is None and recorders)
-              or SWITCHES.packed_records):  # (packed saved values: the fast loops do not unpack)
+              or SWITCHES.packed_records or LIVE.count):
+            # (packed saved values, or vmap's batches alive: the fast loops take plain
+            # saved tuples and plain arrays)
             _announced(scheduler)(roots, order, retain_graph)
         elif isinstance(roots[0].data, np.ndarray):
             fast.run_tensor(order, retain_graph)

@@ -35,6 +35,7 @@ from ..core.accumulate import vjp_results
 from ..core.backward import Steps, seed_gradient
 from ..core.modes import DESCRIBE, set_grad_mode, unwatch, watch
 from ..core.node import origin_of
+from ..core.standin import ARRAYS, StandIn
 from .output_grads import OutputGrads
 
 __all__ = ["differentiating", "saved_as_nodes", "as_node", "derivative_order", "building_order",
@@ -163,7 +164,9 @@ def as_node(like, x):
     cls = like.engine_class
     if isinstance(x, cls):
         return x
-    if isinstance(like.data, np.ndarray):
+    if isinstance(x, StandIn):  # (a batch, inside vmap: an array already)
+        x = x.astype(like.data.dtype, copy=False)
+    elif isinstance(like.data, ARRAYS):
         x = np.asarray(x, dtype=like.data.dtype)
     else:
         x = float(x)
@@ -171,7 +174,7 @@ def as_node(like, x):
 
 
 def _is_float(x) -> bool:
-    if isinstance(x, np.ndarray):
+    if isinstance(x, ARRAYS):
         return x.dtype.kind in "fc"
     return isinstance(x, float)
 

@@ -73,6 +73,7 @@ import numpy as np
 from ..core.backward import Steps
 from ..core.modes import set_grad_mode
 from ..core.node import origin_of
+from ..core.standin import ARRAYS
 from .switches import count_hooked, count_retaining
 
 __all__ = ["RemovableHandle", "GradHooks", "add_hook", "hooks_of", "HookedPass",
@@ -266,7 +267,7 @@ class HookedPass(Steps):
         g = self._run(leaf, hooks.pre, total) if hooks is not None and hooks.pre else total
         if old is not None:
             g = np.asarray(old + g) if isinstance(g, np.ndarray) else old + g
-        elif g is not total and isinstance(g, np.ndarray):
+        elif g is not total and isinstance(g, ARRAYS):
             g = g.copy()  # a leaf's .grad is its own, not an array the hook kept
         leaf.grad = g
         if self.post_hooks and hooks is not None and hooks.post:
@@ -313,10 +314,10 @@ def checked(node, fn, g, result, create_graph: bool):
     value = result.data if hasattr(result, "engine_class") else result
     expected = g.data if create_graph else g
     where = f"hook '{hook_name(fn)}' on {describe(node)}"
-    if isinstance(expected, np.ndarray):
+    if isinstance(expected, ARRAYS):  # (an array, or a batch of them inside vmap)
         if isinstance(value, np.generic):  # (a 0-d array times 2 is a numpy scalar)
             value = np.asarray(value)
-        if not isinstance(value, np.ndarray):
+        if not isinstance(value, ARRAYS):
             raise TypeError(f"{where} returned a {type(result).__name__}; a hook returns None "
                             f"or a numpy array like the gradient it was given "
                             f"(shape {expected.shape}, dtype {expected.dtype})")

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.standin import ARRAYS
+
 __all__ = ["Outputs", "OutputGrads", "differentiable"]
 
 
@@ -72,11 +74,11 @@ def _describe(x) -> str:
 
 
 def _zeros(x):
-    return np.zeros_like(x) if isinstance(x, np.ndarray) else 0.0
+    return np.zeros_like(x) if isinstance(x, ARRAYS) else 0.0
 
 
 def differentiable(x) -> bool:
     """A float output (array or Python float) can carry a gradient; integers cannot."""
-    if isinstance(x, np.ndarray):
+    if isinstance(x, ARRAYS):
         return x.dtype.kind == "f"
     return isinstance(x, float)

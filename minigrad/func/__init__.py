@@ -10,12 +10,16 @@ one's variables (``levels.py``).
   ``vjp``, ``jacrev``;
 * forward mode (one forward pass carrying a tangent per input column): ``jvp``,
   ``jacfwd``; and both: ``hessian``, ``hvp``;
+* batching: ``vmap`` runs a function written for one example on a whole batch
+  at once, and composes with all of the above (``vmap(grad(loss), in_dims=(None,
+  0, 0))`` gives per-example gradients);
 * ``count_passes()`` counts the passes and ops a transform runs.
 """
 
 from .counting import Passes, count_passes
 from .forward import hessian, hvp, jacfwd, jvp
 from .reverse import grad, jacrev, value_and_grad, vjp
+from .vmap import vmap
 
 __all__ = ["Passes", "count_passes", "grad", "hessian", "hvp", "jacfwd", "jacrev", "jvp",
-           "value_and_grad", "vjp"]
+           "value_and_grad", "vjp", "vmap"]

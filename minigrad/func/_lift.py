@@ -10,6 +10,7 @@ import numpy as np
 
 from ..autograd import forward_ad
 from ..autograd.forward_ad import tangent_of
+from ..batching import BatchedArray
 from ..tensor import Tensor
 from ..tensor.combining import cat, stack
 from ..value import Value
@@ -89,6 +90,8 @@ def constant_like(x, data):
         return Value(float(data), requires_grad=False)
     if isinstance(data, float) and data == 0.0:
         data = np.zeros(x.data.shape, dtype=x.data.dtype)
+    if isinstance(data, BatchedArray):  # (inside vmap: a batch of results)
+        return Tensor(data.astype(x.data.dtype, copy=False))
     return Tensor(np.asarray(data, dtype=x.data.dtype))
 
 

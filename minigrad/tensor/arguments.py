@@ -15,6 +15,7 @@ import warnings
 import numpy as np
 
 from ..autograd.forward_ad import refuse_stale_inplace
+from ..batching.array import BatchedArray
 from ..core.modes import COUNTS, STATE
 from ..core.node import Node, init_node
 
@@ -45,6 +46,8 @@ def to_array(data, dtype=None) -> np.ndarray:
         arr = np.array(data.data, dtype=dtype)
     elif isinstance(data, np.generic):
         arr = np.asarray(data, dtype=dtype)
+    elif isinstance(data, BatchedArray):  # inside vmap: a batch that looks like one array
+        return data if dtype is None or data.dtype == dtype else data.astype(dtype)
     else:
         try:
             arr = np.asarray(data, dtype=dtype)
@@ -436,7 +439,10 @@ def prepare_dtypes(op, datas) -> None:
 def as_array_result(out, saved):
     """A 0-d result as an array, and the forward's saved values with the result (which
     ``tanh``, ``relu`` ... keep for backward) replaced by that same array, so that the
-    node's saved output *is* its data, as for any other shape."""
+    node's saved output *is* its data, as for any other shape.  (A batch, inside vmap,
+    is kept as it is.)"""
+    if isinstance(out, BatchedArray):
+        return out, saved
     arr = asarray(out)
     return arr, tuple(arr if v is out else v for v in saved)
 

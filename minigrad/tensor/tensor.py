@@ -29,8 +29,9 @@ import numpy as np
 
 from ..autograd.differentiable import Differentiable
 from ..autograd.outputs import Outputs, record_outputs
+from ..batching import BatchedArray, BatchingError
 from ..core.node import Node, init_node
-from ..core.op import Op, get_op
+from ..core.op import Op, batched_forward, get_op
 from ..engines.higher_order import building_order
 from ..engines.inplace import mark_modified
 from ..formatting import array_to_string
@@ -192,6 +193,8 @@ class Tensor(Differentiable, engine=True):
         """The underlying array (shared, not copied)."""
         if VALUE_READ_WATCHERS:
             value_read(self, "numpy")
+        if self.data.__class__ is BatchedArray:  # (inside vmap: its own error says why not)
+            np.asarray(self.data)
         return self.data
 
     def __array__(self, dtype=None, copy=None):
@@ -202,6 +205,8 @@ class Tensor(Differentiable, engine=True):
                 "np.asarray() of a Tensor that requires grad while building a gradient's "
                 "graph (create_graph=True) would cut that graph: an op's gradient rule "
                 "must keep to numpy calls that Tensor implements (see numpy_protocol)")
+        if self.data.__class__ is BatchedArray:  # (inside vmap: its own error says why not)
+            return np.asarray(self.data)
         if copy:
             return np.array(self.data, dtype=dtype, copy=True)
         return self.data if dtype is None else self.data.astype(dtype, copy=False)
@@ -259,9 +264,15 @@ class Tensor(Differentiable, engine=True):
 
     def __repr__(self) -> str:
         data = self.data
-        body = array_to_string(
-            data, separator=", ", prefix="tensor(", threshold=64, edgeitems=3,
-            max_line_width=88)
+        if data.__class__ is BatchedArray:  # (inside vmap: every example, one per row)
+            body = "batched(" + array_to_string(
+                data.every_example(), separator=", ", prefix="tensor(batched(",
+                threshold=64, edgeitems=3, max_line_width=88) + (
+                f", examples of shape {data.shape})")
+        else:
+            body = array_to_string(
+                data, separator=", ", prefix="tensor(", threshold=64, edgeitems=3,
+                max_line_width=88)
         extra = ""
         if data.dtype not in (float32, np.dtype(np.int64)):
             extra += f", dtype={data.dtype}"
@@ -360,12 +371,12 @@ class Tensor(Differentiable, engine=True):
     def all(self, axis=None, keepdims=False) -> Tensor:
         if VALUE_READ_WATCHERS:
             value_read(self, "all")
-        return constant(Tensor, asarray(self.data.all(axis, keepdims=keepdims)))
+        return constant(Tensor, _result(self.data.all(axis, keepdims=keepdims)))
 
     def any(self, axis=None, keepdims=False) -> Tensor:
         if VALUE_READ_WATCHERS:
             value_read(self, "any")
-        return constant(Tensor, asarray(self.data.any(axis, keepdims=keepdims)))
+        return constant(Tensor, _result(self.data.any(axis, keepdims=keepdims)))
 
     # --- elementwise functions ----------------------------------------------------------
     exp = unary_method(ops.EXP, "exp")
@@ -454,13 +465,13 @@ class Tensor(Differentiable, engine=True):
         if VALUE_READ_WATCHERS:
             value_read(self, "argmax")
         axis = axis_arg(axis, self, "argmax", single=True)
-        return constant(Tensor, asarray(np.argmax(self.data, axis=axis, keepdims=keepdims)))
+        return constant(Tensor, _result(np.argmax(self.data, axis=axis, keepdims=keepdims)))
 
     def argmin(self, axis=None, keepdims: bool = False) -> Tensor:
         if VALUE_READ_WATCHERS:
             value_read(self, "argmin")
         axis = axis_arg(axis, self, "argmin", single=True)
-        return constant(Tensor, asarray(np.argmin(self.data, axis=axis, keepdims=keepdims)))
+        return constant(Tensor, _result(np.argmin(self.data, axis=axis, keepdims=keepdims)))
 
     # --- shape ---------------------------------------------------------------------------
     def reshape(self, *shape):
@@ -597,6 +608,8 @@ def apply_op(op, *inputs, **attrs) -> Tensor:
         out, saved = op.forward(*datas, **attrs)
     except (ValueError, IndexError, TypeError) as err:
         raise op_error(op, tensors, attrs, err) from None
+    except BatchingError:  # inside vmap, a forward that cannot run on batches: its rule
+        out, saved = batched_forward(op, datas, attrs)  # or one call per example
     return _node(op, out, tensors, saved, attrs)
 
 
@@ -662,6 +675,12 @@ def _reduce(op, x, axis, keepdims) -> Tensor:
     return apply_op(op, x, axis=reduction_axis(axis, x, op.name), keepdims=bool(keepdims))
 
 
+def _result(out):
+    """A result computed on the data as an array (numpy gives scalars for 0-d), a batch
+    (inside vmap) as it is."""
+    return out if out.__class__ is BatchedArray else asarray(out)
+
+
 def _compare(ufunc, a, b, method) -> Tensor:
     if VALUE_READ_WATCHERS:
         value_read(a, method)
@@ -669,7 +688,7 @@ def _compare(ufunc, a, b, method) -> Tensor:
     if isinstance(bd, Node):
         return NotImplemented
     try:
-        return constant(Tensor, asarray(ufunc(a.data, bd)))
+        return constant(Tensor, _result(ufunc(a.data, bd)))
     except (ValueError, TypeError) as err:
         other = np.shape(bd)
         raise ValueError(f"{ufunc.__name__}: cannot compare shapes {a.data.shape} and "

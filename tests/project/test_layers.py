@@ -32,6 +32,7 @@ PACKAGES = ("minigrad", "viz", "exercises")
 # Patterns are fnmatch patterns over module names; a new module must be placed here.
 LAYERS = [
     ("core", ["minigrad.core", "minigrad.core.*"]),
+    ("batching", ["minigrad.batching", "minigrad.batching.*"]),  # vmap's batches: arrays
     ("engines", ["minigrad.engines", "minigrad.engines.*"]),
     ("autograd", ["minigrad.autograd", "minigrad.autograd.*", "minigrad.formatting",
                   "minigrad.files"]),

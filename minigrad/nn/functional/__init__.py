@@ -26,6 +26,8 @@ import numbers
 
 import numpy as np
 
+from ...batching import BatchedArray
+from ...batching.state import draws_per_example
 from ...random import get_rng
 from ...tensor import apply_op
 from ...tensor.arguments import as_number, shape_arg
@@ -33,8 +35,8 @@ from . import conv as _conv
 from . import linear as _linear
 from . import losses as _losses
 from . import norm as _norm
+from ._util import as_array, constant_like, data_of, float_inputs, is_parameter, pair
 from ._util import as_tensor as _tensor
-from ._util import constant_like, data_of, float_inputs, is_parameter, pair
 
 __all__ = [
     "avg_pool2d", "batch_norm", "binary_cross_entropy", "binary_cross_entropy_with_logits",
@@ -152,13 +154,17 @@ def dropout(x, p: float = 0.5, training: bool = True, rng=None):
     not depend on ``training``.
     ``rng`` (a numpy Generator, an int seed, or None for minigrad's default
     generator, see ``minigrad.random``) draws one seed per call, stored in the node's attrs.
+    Inside ``vmap`` it follows ``randomness=``: an error, one mask for every example
+    (``"same"``), or one per example of the innermost vmap (``"different"``).
     """
     if isinstance(p, bool) or not isinstance(p, numbers.Real) or not 0 <= p <= 1:
         raise ValueError(f"dropout: p must be a probability in [0, 1], got {p!r}")
     (x,) = float_inputs("dropout", x)
     if not training or p == 0:
         return x
-    seed = int(get_rng(rng).integers(2**63 - 1))
+    seed = int(get_rng(rng, per_example=True).integers(2**63 - 1))
+    if draws_per_example() and isinstance(x.data, BatchedArray):  # vmap(randomness="different")
+        return apply_op(_linear.DROPOUT, x, p=float(p), seed=seed, per_example=True)
     return apply_op(_linear.DROPOUT, x, p=float(p), seed=seed)
 
 
@@ -261,7 +267,9 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, eps: float = 1e-5):
 
 # --- losses ------------------------------------------------------------------------------
 def _targets(fn, targets):
-    return targets if targets.__class__ is np.ndarray else np.asarray(data_of(targets))
+    if targets.__class__ is np.ndarray:
+        return targets
+    return as_array(targets)  # (a batch of targets, inside vmap, stays one)
 
 
 def cross_entropy(logits, targets, reduction: str = "mean"):

@@ -6,6 +6,7 @@ import numbers
 
 import numpy as np
 
+from ...batching import BatchedArray
 from ...core.node import Node
 from ...tensor import Tensor
 
@@ -31,7 +32,9 @@ def data_of(x):
 
 
 def as_array(x) -> np.ndarray:
-    return np.asarray(data_of(x))
+    """``x``'s values as an array (a batch, inside vmap, as it is)."""
+    data = data_of(x)
+    return data if isinstance(data, BatchedArray) else np.asarray(data)
 
 
 def shape_error(fn: str, message: str) -> ValueError:
@@ -89,4 +92,7 @@ def constant_like(v, dtype):
     """
     if isinstance(v, Tensor) and (v.requires_grad or v.data.dtype == dtype):
         return v
-    return np.asarray(data_of(v), dtype=dtype)
+    data = data_of(v)
+    if isinstance(data, BatchedArray):  # (inside vmap: a batch of targets)
+        return data.astype(dtype, copy=False)
+    return np.asarray(data, dtype=dtype)

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...batching import BatchedArray
 from ...core.op import define_op
 from ...ops.tensor import PAD, SCATTER_ADD
 from ._util import data_of, pair
@@ -248,10 +249,11 @@ def _winners(xp, out, kernel, stride):
     N, C, H, W = xp.shape
     Ho, Wo = out.shape[2:]
     nan_out = np.isnan(out) if out.dtype.kind == "f" else None
-    if nan_out is not None and not nan_out.any():
+    if nan_out is not None and nan_out.__class__ is not BatchedArray and not nan_out.any():
         nan_out = None
     offsets = list(window_offsets(*kernel, stride, (Ho, Wo)))
-    which = np.zeros(out.shape, np.min_scalar_type(len(offsets) - 1))  # the winner's offset
+    # the winner's offset (like out: a batch of them inside vmap)
+    which = np.zeros_like(out, dtype=np.min_scalar_type(len(offsets) - 1))
     taken = None  # windows whose maximum has already been found
     for k, (_i, _j, sl) in enumerate(offsets):
         hit = xp[sl] == out
@@ -268,8 +270,10 @@ def _winners(xp, out, kernel, stride):
     maps = (np.arange(N)[:, None] * (H * W) + np.arange(C) * (N * H * W)).ravel()
     corners = (np.arange(Ho)[:, None] * (stride[0] * W) + np.arange(Wo) * stride[1]).ravel()
     where = np.add.outer(maps, corners).reshape(-1)
-    where += np.array([i * W + j for i, j, _ in offsets]).take(which.reshape(-1))
-    return where
+    # offset k is row i = k // kw, column j = k % kw of the window: i·W + j (computed, not
+    # looked up, and not +=: inside vmap the winners differ per example, a batch)
+    k = which.reshape(-1).astype(np.intp)
+    return where + (k // kernel[1]) * W + k % kernel[1]
 
 
 def _max_pool_grad(g, xp, out, kernel=(2, 2), stride=(2, 2), padding=(0, 0), **_):

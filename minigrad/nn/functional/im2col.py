@@ -34,6 +34,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from ...batching import BatchedArray
 from ...core.op import define_op
 
 __all__ = ["IM2COL", "COL2IM", "conv_output_size", "window_offsets"]
@@ -117,6 +118,24 @@ def _col2im_cases(rng):
     return out
 
 
+# --- under vmap: the batch folded into the op's own N axis ------------------------------------
+def _im2col_batch(x, kernel=(1, 1), stride=(1, 1)):
+    """im2col of a batch of NCHW inputs (``vmap``): the batch folded into N, one call.  The
+    columns are ordered (n, oh, ow), so the batch's columns are consecutive blocks."""
+    size, shape = x.batch_size, x.shape
+    cols = IM2COL(x.value.reshape((size * shape[0],) + shape[1:]), kernel=kernel, stride=stride)
+    cols = np.moveaxis(cols.reshape(cols.shape[0], size, -1), 1, 0)
+    return BatchedArray(cols, x.level), (shape,)
+
+
+def _col2im_batch(cols, shape=(), kernel=(1, 1), stride=(1, 1)):
+    """col2im of a batch of column matrices (``vmap``): the batch folded into N, one call."""
+    size = cols.batch_size
+    folded = np.moveaxis(cols.value, 0, 1).reshape(cols.shape[0], -1)
+    x = COL2IM(folded, shape=(size * shape[0],) + tuple(shape[1:]), kernel=kernel, stride=stride)
+    return BatchedArray(x.reshape((size,) + tuple(shape)), cols.level), ()
+
+
 IM2COL = define_op(
     name="im2col", engine="tensor", symbol="im2col", forward=_im2col_forward,
     grads=(lambda g, x_shape, kernel=(1, 1), stride=(1, 1):
@@ -124,7 +143,7 @@ IM2COL = define_op(
     formulas=("∂/∂x = col2im(g): each column's gradient added back onto the pixels it "
               "was copied from",),
     linear=True,  # ṫ = im2col(ṫx)
-    cases=_im2col_cases, label=_label("im2col"),
+    cases=_im2col_cases, label=_label("im2col"), batch=_im2col_batch,
     doc="The kh×kw patches of an NCHW input as the columns of a (C·kh·kw, N·Ho·Wo) matrix.")
 COL2IM = define_op(
     name="col2im", engine="tensor", symbol="col2im", forward=_col2im_forward,
@@ -133,5 +152,6 @@ COL2IM = define_op(
     formulas=("∂/∂cols = im2col(g): each entry gets the gradient of the pixel it was "
               "added onto",),
     linear=True,  # ṫ = col2im(ṫcols)
-    cases=_col2im_cases, label=_label("col2im"),
+    cases=_col2im_cases, label=_label("col2im"), batch=_col2im_batch,
     doc="The transpose of im2col: columns added back onto an NCHW array of the given shape.")
+

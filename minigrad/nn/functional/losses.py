@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...batching import BatchedArray
 from ...core.op import define_op, no_gradient
 from ...ops.tensor import SCATTER_ADD, nd
 
@@ -292,7 +293,9 @@ def check_class_targets(fn, scores_shape, targets):
         raise TypeError(f"{fn}: targets must be integer class indices, got dtype {targets.dtype}"
                         " (for probabilities use binary_cross_entropy or mse_loss)")
     if len(targets):
-        lo, hi = np.minimum.reduce(targets), np.maximum.reduce(targets)
+        if isinstance(targets, BatchedArray):  # (inside vmap: every example's targets)
+            targets = targets.every_example()
+        lo, hi = np.minimum.reduce(targets, axis=None), np.maximum.reduce(targets, axis=None)
         if lo < 0 or hi >= scores_shape[1]:
             bad = lo if lo < 0 else hi
             raise ValueError(f"{fn}: target {int(bad)} is out of range for {scores_shape[1]} "

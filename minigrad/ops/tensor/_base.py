@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...batching.array import BatchedArray
+
 #: shape pairs every broadcasting binary op is checked on
 BROADCAST_PAIRS = (
     ((2, 3), (2, 3)),
@@ -42,10 +44,10 @@ _asarray = np.asarray
 def nd(x):
     """``x`` as an ndarray: numpy returns scalars for 0-d inputs.  A graph node (a rule
     running in a ``create_graph`` pass, on Tensors) is returned as it is, since
-    ``np.asarray`` would cut it out of the graph."""
+    ``np.asarray`` would cut it out of the graph; nor is a batch (inside ``vmap``)."""
     if x.__class__ is _ndarray:
         return x
-    return x if hasattr(x, "engine_class") else _asarray(x)
+    return x if hasattr(x, "engine_class") or x.__class__ is BatchedArray else _asarray(x)
 
 
 def masked(g, mask):
@@ -67,6 +69,8 @@ def masked(g, mask):
             if step is not None:
                 return step(g, mask)
     r = g * mask
+    if r.__class__ is BatchedArray:  # (inside vmap: no one answer to "any NaN?")
+        return np.where(mask, r, 0)
     if r.size and np.isnan(r.min()):
         r = np.where(mask, r, 0)
     return nd(r)

@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 
+from ...batching import BatchedArray
 from ...core.op import define_op, no_gradient
 from ..shared import SHARED, Override, Primitives
 from ._base import BROADCAST_PAIRS, away_from_zero, masked, nd, uniform
@@ -46,14 +47,15 @@ _erf_scalar = np.frompyfunc(math.erf, 1, 1)
 
 def erf(x: np.ndarray) -> np.ndarray:
     """The error function elementwise (numpy has none; math.erf is exact to float64)."""
-    return np.asarray(_erf_scalar(x), dtype=x.dtype)
+    r = _erf_scalar(x)  # (objects: a float for 0-d x, an array, or a batch of them in vmap)
+    return r.astype(x.dtype) if r.__class__ is BatchedArray else np.asarray(r, dtype=x.dtype)
 
 
 def _sign(x):
     """sign(x), with sign(NaN) = 0 as in PyTorch (numpy's ``sign`` gives NaN there)."""
     s = np.sign(x)
     nan = np.isnan(s)
-    if nan.any():
+    if nan.__class__ is BatchedArray or nan.any():  # (a batch: patched, whatever it holds)
         s = np.where(nan, 0, s)
     return s
 
@@ -115,7 +117,7 @@ DIV = _shared("div", _binary_cases(uniform, away_from_zero), promote=True,
 
 def _pow_grad_base(g, x, p, out):
     """The shared rule, without its masks for one exponent other than 0 (``x ** 2``)."""
-    if p.ndim or not p:
+    if p.ndim or p.__class__ is BatchedArray or not p:  # (a batch: one p per example)
         return _POW_BASE(g, x, p, out)
     return g * (p * x ** (p - 1))
 
@@ -155,7 +157,7 @@ WHERE = define_op(
 
 def _clip_forward(x, min=None, max=None):
     out = np.clip(x, min, max)
-    inside = np.ones(x.shape, dtype=bool)
+    inside = np.ones_like(x, dtype=bool)  # (like x: a batch of masks, in vmap)
     if min is not None:
         inside &= x >= min
     if max is not None:

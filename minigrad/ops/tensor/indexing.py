@@ -13,17 +13,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...batching import BatchedArray
 from ...core.op import define_op
 from ._base import uniform
 
 
 def is_advanced(index) -> bool:
     """True if the index contains an array or list (numpy's "advanced" indexing)."""
-    return any(isinstance(i, (np.ndarray, list)) for i in index)
+    return any(isinstance(i, (np.ndarray, list, BatchedArray)) for i in index)
 
 
 def _scatter_add_forward(g, shape=(), index=()):
-    out = np.zeros(shape, dtype=g.dtype)
+    out = np.zeros_like(g, shape=shape)  # (like g: a batch of zeros when g is one, in vmap)
     if is_advanced(index) and not _is_mask(index):
         np.add.at(out, index, g)
     else:
@@ -37,7 +38,7 @@ def _getitem_grad(g, in_shape, index=()):
 
 def _is_mask(index) -> bool:
     """A single boolean mask picks each element at most once: assignment suffices."""
-    arrays = [i for i in index if isinstance(i, np.ndarray)]
+    arrays = [i for i in index if isinstance(i, (np.ndarray, BatchedArray))]
     return len(arrays) == 1 and arrays[0].dtype == bool
 
 

@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 
+from ...batching import BatchedArray
 from ...core.op import define_op
 from ._base import distinct, fmt_axis, masked, nd, uniform
 
@@ -112,7 +113,8 @@ def _extreme_forward(reduce):
         m = reduce(x, axis=axis, keepdims=True)
         hit = x == m
         missed = np.isnan(m)  # a NaN is the extreme of its slice, and x == NaN is never true
-        if missed.any():  # (PyTorch: the NaNs share the gradient, as tied maxima do)
+        # (PyTorch: the NaNs share the gradient, as tied maxima do; a batch: patched always)
+        if missed.__class__ is BatchedArray or missed.any():
             hit |= missed & np.isnan(x)
         # Ties share the gradient equally, so its total is conserved.
         share = hit / hit.sum(axis=axis, keepdims=True, dtype=x.dtype)
