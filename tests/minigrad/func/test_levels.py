@@ -131,3 +131,17 @@ def test_lift_is_a_node_of_its_own_with_the_same_value_passing_gradients_through
     np.testing.assert_allclose(x.grad.data, 2 * X)
     v = Value(2.0, requires_grad=True)
     assert lift(v).op is LIFT_OPS["scalar"] and lift(v).data == 2.0
+
+
+def test_vmap_of_a_nested_transform_of_a_closure_matches_torch_func():
+    torch = pytest.importorskip("torch")
+    import torch.func as torch_func
+
+    xs = RNG.normal(size=(5, 4))
+
+    def per_example(T, node):
+        return T.vmap(lambda x: T.grad(
+            lambda w: (T.jacrev(lambda z: f(w, z))(x) ** 2).sum())(node(W)))(node(xs))
+
+    expected = per_example(torch_func, lambda a: torch.tensor(a, dtype=torch.float64)).numpy()
+    np.testing.assert_allclose(per_example(func, t64).data, expected, rtol=1e-10, atol=1e-12)
