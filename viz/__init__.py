@@ -18,6 +18,7 @@ and graphviz, matplotlib and ipywidgets are imported only when needed.
 from __future__ import annotations
 
 import importlib
+import sys
 
 # name -> module that defines it (loaded on first access)
 _LAZY = {
@@ -62,6 +63,8 @@ _LAZY = {
     "plot_decision_boundary": "plots",
     "plot_grad_flow": "plots",
     "plot_memory_ledger": "plots",
+    # training watched live (also what minigrad's fit(live=True) shows)
+    "TrainingView": "training.training_view",
     # step-through widgets and the HTML player (the stepper's modules; edit freely)
     "Stepper": "stepper.stepper",
     "step_through": "stepper.stepper",
@@ -86,5 +89,15 @@ def __getattr__(name: str):
     return value
 
 
+def _offer_live_view() -> None:
+    """Register ``TrainingView`` for ``fit(..., live=True)`` when ``minigrad`` is already
+    loaded (then this costs one small import; ``import viz`` alone never loads minigrad)."""
+    if "minigrad" in sys.modules:
+        importlib.import_module(f"{__name__}.training.training_view")
+
+
 def __dir__():
     return sorted(set(globals()) | set(_LAZY))
+
+
+_offer_live_view()

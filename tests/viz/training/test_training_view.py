@@ -1,0 +1,131 @@
+"""TrainingView: cadence, recorded numbers, frames with every panel, both engines."""
+
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import viz
+from viz.training.layer_stats import weights
+
+from ._models import TensorMLP, moons, scalar_mlp, scalar_step, tensor_step
+
+PANELS = ("loss", "acc", "ratio", "boundary", "graph")
+
+
+def _train(model, step_fn, view, steps):
+    X, y = view.X, view.y
+    for step in range(steps):
+        loss, acc = step_fn(model, X, y)
+        view.update(step, loss=loss, acc=acc)
+
+
+def test_frames_every_n_steps_and_a_last_one_on_close():
+    X, y = moons()
+    frames = []
+    view = viz.TrainingView(TensorMLP(), every=4, data=(X, y), display=frames.append)
+    drawn = []
+    for step in range(10):
+        loss, acc = tensor_step(view.model, X, y)
+        drawn.append(view.update(step, loss=loss, acc=acc))
+    assert [s for s, d in enumerate(drawn) if d] == [0, 4, 8]
+    assert view.sample_steps == [0, 4, 8] and len(frames) == 3
+    view.close()
+    assert view.sample_steps == [0, 4, 8, 9] and len(frames) == 4 and view.frames == 4
+    view.close()  # nothing new to draw
+    assert len(frames) == 4
+
+
+@pytest.mark.parametrize("engine", ["scalar", "tensor"])
+def test_frame_has_every_panel_and_histograms_from_the_real_weights(engine):
+    X, y = moons(30)
+    model, step_fn = (scalar_mlp(), scalar_step) if engine == "scalar" else (TensorMLP(),
+                                                                              tensor_step)
+    view = viz.TrainingView(model, every=2, data=(X, y), bins=10, display=None)
+    _train(model, step_fn, view, 5)
+    html = view.frame()
+    for panel in PANELS:
+        assert f'data-panel="{panel}"' in html, panel
+    for layer in view.layers:
+        assert f'data-panel="weights {layer.name}"' in html
+        assert f'data-panel="grads {layer.name}"' in html
+        counts, edges = view.samples[-1][layer.name].weight_hist
+        w = weights(layer)
+        np.testing.assert_array_equal(counts, np.histogram(w, bins=10)[0])
+    assert "<script" not in html  # self-contained: a saved notebook shows it as is
+
+
+@pytest.mark.parametrize("engine", ["scalar", "tensor"])
+def test_ratio_at_a_frame_is_the_last_steps_update(engine):
+    X, y = moons(30)
+    model, step_fn = (scalar_mlp(), scalar_step) if engine == "scalar" else (TensorMLP(),
+                                                                              tensor_step)
+    view = viz.TrainingView(model, every=3, data=(X, y), graph=False, display=None)
+    before = None
+    for step in range(4):
+        if step == 3:
+            before = {layer.name: weights(layer) for layer in view.layers}
+        loss, acc = step_fn(model, X, y)
+        view.update(step, loss=loss, acc=acc)
+    ratios = view.series("ratio")
+    for layer in view.layers:
+        after = weights(layer)
+        expected = (after - before[layer.name]).std() / after.std()
+        assert math.isnan(ratios[layer.name][0])  # step 0: no earlier step seen
+        assert ratios[layer.name][1] == pytest.approx(expected)
+
+
+def test_summary_is_plain_lists_of_what_was_recorded():
+    X, y = moons()
+    view = viz.TrainingView(TensorMLP(), every=5, data=(X, y), graph=False, display=None)
+    _train(view.model, tensor_step, view, 11)
+    s = view.summary()
+    assert s["layers"] == ["fc1", "fc2", "fc3"] and s["steps"] == list(range(11))
+    assert s["frame_steps"] == [0, 5, 10] and len(s["loss"]) == 11
+    assert all(len(s["ratio"][name]) == 3 for name in s["layers"])
+    assert s["dead"]["fc1"][-1] == view.samples[-1]["fc1"].dead
+
+
+def test_a_dead_layer_shows_in_the_recorded_numbers():
+    X, y = moons()
+    view = viz.TrainingView(TensorMLP(bias=-50.0), every=2, data=(X, y), graph=False,
+                            display=None)
+    _train(view.model, tensor_step, view, 3)
+    assert view.series("dead")["fc2"] == [1.0, 1.0]
+    assert view.series("ratio")["fc2"][1] == 0.0  # zero gradient, zero update
+
+
+def test_no_boundary_without_two_columns_and_no_graph_without_data():
+    view = viz.TrainingView(TensorMLP(), every=1, display=None)
+    view.update(0, loss=1.0)
+    html = view.frame()
+    assert 'data-panel="loss"' in html and 'data-panel="boundary"' not in html
+    assert 'data-panel="graph"' not in html and 'data-panel="acc"' not in html
+
+
+def test_metrics_may_be_nodes_and_extra_metrics_get_a_panel():
+    from minigrad import Tensor, Value
+
+    view = viz.TrainingView(TensorMLP(), every=1, display=None)
+    view.update(0, loss=Value(0.5), acc=Tensor(np.array(0.25)), lr=0.1)
+    assert view.metrics == {"loss": [0.5], "acc": [0.25], "lr": [0.1]}
+    assert 'data-panel="lr"' in view.frame()
+    assert repr(view) == "TrainingView: 3 layers, 1 frames, step 0, loss 0.5000, acc 0.2500, lr 0.1000"
+
+
+def test_bad_arguments_are_named():
+    with pytest.raises(ValueError, match="every must be a positive int"):
+        viz.TrainingView(TensorMLP(), every=0)
+    with pytest.raises(TypeError, match=r"data must be \(X, y\)"):
+        viz.TrainingView(TensorMLP(), data=np.zeros((3, 2)))
+
+
+def test_import_viz_stays_cheap():
+    code = ("import sys, viz; viz.TrainingView; "
+            "print(sorted(m for m in ('matplotlib', 'IPython', 'marimo', 'torch') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "[]"

@@ -1,0 +1,115 @@
+"""Per-layer numbers of a model while it trains: what a live view shows and records.
+
+Three questions a learner asks of a network that is not learning well, each
+answered by one number or picture per layer:
+
+* **Are the weights sane?** A histogram of each layer's weights.
+* **Does the gradient reach the layer?** A histogram of its gradients; ``dead`` is the
+  fraction that is exactly zero (a layer of dead ReLUs passes no gradient at all, so its
+  weights' gradients are exactly 0, not merely small).
+* **Is the step size right?** The update-to-weight ratio
+
+      ratio = std(w_after - w_before) / std(w_after)
+
+  for one optimiser step. Karpathy's rule of thumb (CS231n; "Building makemore" part 3):
+  around ``1e-3`` is healthy; much above (``1e-1``) and each step rewrites the layer,
+  the learning rate is too high; much below (``1e-5``) and the layer barely moves.
+
+Layers are the modules owning the parameters (``fc1``, ``layers.0``), grouped at the
+shallowest depth that gives more than one group, for the scalar engine's ``MLP`` of
+``Value`` s and for ``Tensor`` models alike.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Layer", "LayerSample", "layers_of", "weights", "gradients", "sample_layer"]
+
+
+@dataclass
+class Layer:
+    """A named group of parameters: one module's (``Value`` s or ``Tensor`` s)."""
+
+    name: str
+    params: list
+
+
+@dataclass
+class LayerSample:
+    """One layer's numbers at one step (``ratio`` is ``nan`` when no update was seen)."""
+
+    step: int
+    layer: str
+    weight_std: float
+    grad_std: float
+    grad_abs_mean: float
+    grad_norm: float
+    dead: float
+    ratio: float
+    weight_hist: tuple  # (counts, edges), numpy arrays
+    grad_hist: tuple
+
+
+def _owned(model) -> list[tuple[tuple, object]]:
+    """``(owner module path, parameter)`` in the model's order."""
+    if hasattr(model, "named_modules"):
+        return [(tuple(name.split(".")) if name else (), p)
+                for name, module in model.named_modules()
+                for _, p in module.named_parameters(recurse=False)]
+    if hasattr(model, "named_parameters"):
+        return [(tuple(n.split("."))[:-1], p) for n, p in model.named_parameters()]
+    if hasattr(model, "parameters"):
+        return [((), p) for p in model.parameters()]
+    raise TypeError(f"a live view needs a model with named_parameters() or parameters(), got "
+                    f"{type(model).__name__}")
+
+
+def layers_of(model) -> list[Layer]:
+    """The model's parameters grouped by owning module, at the shallowest depth giving
+    several groups (``fc1``/``fc2``; ``layers.0``/``layers.1`` for an ``MLP`` of neurons)."""
+    owned = _owned(model)
+    if not owned:
+        raise ValueError(f"a live view needs a model with parameters; {type(model).__name__} "
+                         f"has none")
+    deepest = max(len(path) for path, _ in owned)
+    depth = 1
+    while depth < deepest and len({path[:depth] for path, _ in owned}) < 2:
+        depth += 1
+    groups: dict[str, list] = {}
+    for path, p in owned:
+        groups.setdefault(".".join(path[:depth]) or "(model)", []).append(p)
+    return [Layer(name, params) for name, params in groups.items()]
+
+
+def weights(layer: Layer) -> np.ndarray:
+    """All the layer's parameter values as one flat float64 array (a fresh copy)."""
+    return _flat([p.data for p in layer.params])
+
+
+def gradients(layer: Layer) -> np.ndarray:
+    """All the layer's gradients, flat (0 where a parameter has no gradient yet)."""
+    return _flat([np.zeros(np.shape(p.data)) if p.grad is None else p.grad
+                  for p in layer.params])
+
+
+def _flat(items) -> np.ndarray:
+    if items and not isinstance(items[0], np.ndarray):  # the scalar engine: floats
+        return np.array(items, dtype=np.float64)
+    return np.concatenate([np.asarray(a, dtype=np.float64).ravel() for a in items])
+
+
+def sample_layer(step: int, layer: Layer, before: np.ndarray | None, bins: int) -> LayerSample:
+    """The layer's numbers now; ``before`` holds its weights one optimiser step earlier."""
+    w, g = weights(layer), gradients(layer)
+    w_std = float(w.std())
+    ratio = math.nan
+    if before is not None and before.shape == w.shape:
+        ratio = float((w - before).std() / w_std) if w_std > 0 else math.nan
+    return LayerSample(
+        step=int(step), layer=layer.name, weight_std=w_std, grad_std=float(g.std()),
+        grad_abs_mean=float(np.abs(g).mean()), grad_norm=float(np.linalg.norm(g)), dead=float(np.mean(g == 0.0)), ratio=ratio,
+        weight_hist=np.histogram(w, bins=bins), grad_hist=np.histogram(g, bins=bins))
