@@ -27,7 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Layer", "LayerSample", "layers_of", "weights", "gradients", "sample_layer"]
+__all__ = ["Layer", "LayerSample", "layers_of", "weights", "gradients", "sample_layer",
+           "with_histograms"]
 
 
 @dataclass
@@ -40,7 +41,10 @@ class Layer:
 
 @dataclass
 class LayerSample:
-    """One layer's numbers at one step (``ratio`` is ``nan`` when no update was seen)."""
+    """One layer's numbers at one step (``ratio`` is ``nan`` when no update was seen).
+
+    The histograms are filled only at the steps a frame is drawn (``with_histograms``):
+    the scalars cost microseconds, a histogram of every weight does not."""
 
     step: int
     layer: str
@@ -50,8 +54,8 @@ class LayerSample:
     grad_norm: float
     dead: float
     ratio: float
-    weight_hist: tuple  # (counts, edges), numpy arrays
-    grad_hist: tuple
+    weight_hist: tuple | None = None  # (counts, edges), numpy arrays
+    grad_hist: tuple | None = None
 
 
 def _owned(model) -> list[tuple[tuple, object]]:
@@ -102,14 +106,35 @@ def _flat(items) -> np.ndarray:
     return np.concatenate([np.asarray(a, dtype=np.float64).ravel() for a in items])
 
 
-def sample_layer(step: int, layer: Layer, before: np.ndarray | None, bins: int) -> LayerSample:
-    """The layer's numbers now; ``before`` holds its weights one optimiser step earlier."""
+def sample_layer(step: int, layer: Layer, before: np.ndarray | None,
+                 bins: int | None = None) -> LayerSample:
+    """The layer's numbers now; ``before`` holds its weights one optimiser step earlier.
+    With ``bins``, also the histograms of its weights and gradients."""
     w, g = weights(layer), gradients(layer)
-    w_std = float(w.std())
+    w_std = _std(w)
     ratio = math.nan
     if before is not None and before.shape == w.shape:
-        ratio = float((w - before).std() / w_std) if w_std > 0 else math.nan
-    return LayerSample(
-        step=int(step), layer=layer.name, weight_std=w_std, grad_std=float(g.std()),
-        grad_abs_mean=float(np.abs(g).mean()), grad_norm=float(np.linalg.norm(g)), dead=float(np.mean(g == 0.0)), ratio=ratio,
-        weight_hist=np.histogram(w, bins=bins), grad_hist=np.histogram(g, bins=bins))
+        ratio = _std(w - before) / w_std if w_std > 0 else math.nan
+    g_sq = float(g @ g)
+    sample = LayerSample(
+        step=int(step), layer=layer.name, weight_std=w_std, grad_std=_std(g, g_sq),
+        grad_abs_mean=float(np.abs(g).sum()) / g.size, grad_norm=math.sqrt(g_sq),
+        dead=1.0 - np.count_nonzero(g) / g.size, ratio=ratio)
+    return with_histograms(sample, layer, bins, w, g) if bins else sample
+
+
+def _std(x: np.ndarray, x_sq: float | None = None) -> float:
+    """``x.std()`` from two dot-product-speed sums (a sample is taken while training runs:
+    ``np.std`` makes three passes and a temporary; in float64 the difference is rounding)."""
+    n = x.size
+    mean = float(x.sum()) / n
+    sq = float(x @ x) if x_sq is None else x_sq
+    return math.sqrt(max(sq / n - mean * mean, 0.0))
+
+
+def with_histograms(sample: LayerSample, layer: Layer, bins: int, w=None, g=None) -> LayerSample:
+    """Fill ``sample``'s histograms from the layer's weights and gradients (now)."""
+    w = weights(layer) if w is None else w
+    g = gradients(layer) if g is None else g
+    sample.weight_hist, sample.grad_hist = np.histogram(w, bins=bins), np.histogram(g, bins=bins)
+    return sample

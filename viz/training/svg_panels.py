@@ -71,15 +71,25 @@ def _range(values: np.ndarray, log: bool) -> tuple[float, float]:
     return lo, hi
 
 
+MAX_POINTS = 2 * (W - L - R)  # a curve has at most two points per pixel column
+
+
 def _polyline(xs, ys, fx, fy, color: str, log: bool, cls: str) -> str:
-    pts = [(fx(x), fy(math.log10(y) if log else y)) for x, y in zip(xs, ys)
-           if math.isfinite(y) and (y > 0 or not log)]
-    if not pts:
+    xs, ys = np.asarray(xs, dtype=np.float64), np.asarray(ys, dtype=np.float64)
+    keep = np.isfinite(ys) & ((ys > 0) if log else True)
+    xs, ys = xs[keep], ys[keep]
+    if log:
+        ys = np.log10(ys)
+    if xs.size == 0:
         return ""
-    text = " ".join(f"{_n(px)},{_n(py)}" for px, py in pts)
-    if len(pts) == 1:
-        px, py = pts[0]
-        return f'<circle class="{cls}" cx="{_n(px)}" cy="{_n(py)}" r="2" fill="{color}"/>'
+    if xs.size > MAX_POINTS:  # thousands of steps: the mean of each run of steps
+        cut = np.linspace(0, xs.size, MAX_POINTS + 1).astype(int)
+        xs, ys = (np.add.reduceat(a, cut[:-1]) / np.diff(cut) for a in (xs, ys))
+    px, py = fx(xs), fy(ys)
+    if px.size == 1:
+        return (f'<circle class="{cls}" cx="{px[0]:.1f}" cy="{py[0]:.1f}" r="2" '
+                f'fill="{color}"/>')
+    text = " ".join([f"{a:.1f},{b:.1f}" for a, b in zip(px.tolist(), py.tolist())])
     return (f'<polyline class="{cls}" points="{text}" fill="none" stroke="{color}" '
             f'stroke-width="1.5"/>')
 

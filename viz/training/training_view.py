@@ -18,21 +18,28 @@ decision boundary (``decision_grid``). Every number is recorded too: ``view.samp
 lesson or an exercise can read what the pictures show.
 
 The ratio needs the weights before and after one optimiser step: the view copies the
-weights on the step before a frame (``step % every == every - 1``) and compares them with
-the weights at the frame, so it costs one copy every ``every`` steps, not one per step.
+weights on the step before a sample (``step % every == every - 1``) and compares them with
+the weights at the sample, so it costs one copy every ``every`` steps, not one per step.
 Call ``update`` after ``optimizer.step()``.
+
+Sampling and drawing are separate, like a progress bar's: the numbers are sampled every
+``every`` steps (microseconds), and the picture is redrawn at a sample at most every
+``interval`` seconds (a frame costs a few milliseconds, and neither an eye nor a notebook
+front end follows a hundred frames a second); ``close()`` always draws the last step.
+``interval=0`` draws at every sample.
 """
 
 from __future__ import annotations
 
 import math
+import time
 from html import escape
 
 import numpy as np
 
 from .decision_grid import decision_grid
 from .graph_panel import GraphPanel
-from .layer_stats import layers_of, sample_layer, weights
+from .layer_stats import layers_of, sample_layer, weights, with_histograms
 from .live_output import Frame, output_for
 from .svg_panels import PALETTE, boundary_map, histogram, line_chart, ratio_chart
 
@@ -55,14 +62,18 @@ class TrainingView:
     boundary when ``X`` has two columns, and the probe batch the graph is drawn from.
     ``display``: ``"auto"`` (Jupyter or marimo when running there, else nothing), ``None``,
     or a function receiving each frame's HTML. ``graph=False`` leaves the graph out.
+    ``interval``: the least number of seconds between two drawn frames (0: every sample).
     """
 
     def __init__(self, model, every: int = 10, *, data=None, bins: int = 30, grid: int = 40,
-                 graph: bool = True, display="auto", guide: float = 1e-3):
+                 graph: bool = True, display="auto", guide: float = 1e-3,
+                 interval: float = 0.25):
         if isinstance(every, bool) or not isinstance(every, int) or every < 1:
             raise ValueError(f"TrainingView: every must be a positive int, got {every!r}")
         self.model, self.every, self.bins, self.grid_size = model, every, int(bins), int(grid)
-        self.guide = float(guide)
+        self.guide, self.interval = float(guide), float(interval)
+        self.drawn_steps: list[int] = []
+        self._last_draw = -math.inf
         self.layers = layers_of(model)
         self.X, self.y = _arrays(data)
         self.steps: list[int] = []
@@ -72,13 +83,15 @@ class TrainingView:
         self.frames = 0
         self._before: tuple[int, dict] | None = None
         self._html: str | None = None
+        self._html_at = None
         self._show = output_for(display)
         probe = self._probe()
         self._graph = GraphPanel(model, probe) if graph and probe is not None else None
 
     # --- recording -----------------------------------------------------------------
     def update(self, step: int, loss=None, acc=None, **metrics) -> bool:
-        """Record this step's numbers; every ``every`` steps take a sample and draw a frame.
+        """Record this step's numbers; every ``every`` steps take a sample, and draw a frame
+        if ``interval`` seconds passed since the last one.
 
         Returns True when a frame was drawn. ``loss``, ``acc`` and any other metric may be
         numbers, ``Value`` s or one-element ``Tensor`` s.
@@ -96,6 +109,8 @@ class TrainingView:
         if step % self.every:
             return False
         self._sample(step)
+        if time.perf_counter() - self._last_draw < self.interval:
+            return False
         self._draw()
         return True
 
@@ -104,15 +119,17 @@ class TrainingView:
         if self._before is not None and self._before[0] == step - 1:
             before = self._before[1]
         self.sample_steps.append(step)
-        self.samples.append({layer.name: sample_layer(step, layer, before.get(layer.name),
-                                                      self.bins)
+        self.samples.append({layer.name: sample_layer(step, layer, before.get(layer.name))
                              for layer in self.layers})
         self._before = None
 
     def close(self) -> None:
-        """Draw the last frame (sampling the last step if it was not a frame's)."""
-        if self.steps and (not self.sample_steps or self.sample_steps[-1] != self.steps[-1]):
+        """Draw the last step's frame (sampling it if it was not a sample's step)."""
+        if not self.steps:
+            return
+        if not self.sample_steps or self.sample_steps[-1] != self.steps[-1]:
             self._sample(self.steps[-1])
+        if not self.drawn_steps or self.drawn_steps[-1] != self.steps[-1]:
             self._draw()
 
     # --- reading ---------------------------------------------------------------------
@@ -133,9 +150,11 @@ class TrainingView:
         return out
 
     def frame(self) -> str:
-        """The HTML of the latest frame (self-contained: inline SVG, no script)."""
-        if self._html is None:
-            self._html = self._render()
+        """The HTML of the latest sample (self-contained: inline SVG, no script), drawn now
+        if the throttle skipped it."""
+        latest = (len(self.steps), len(self.sample_steps))
+        if self._html is None or self._html_at != latest:
+            self._html, self._html_at = self._render(), latest
         return self._html
 
     def _repr_html_(self) -> str:
@@ -145,7 +164,8 @@ class TrainingView:
         return self._text()
 
     def _text(self) -> str:
-        parts = [f"TrainingView: {len(self.layers)} layers, {self.frames} frames"]
+        parts = [f"TrainingView: {len(self.layers)} layers"]  # (no frame count: it depends
+        # on the clock, and this text is what nbval compares)
         if self.steps:
             parts.append(f"step {self.steps[-1]}")
         for name, values in self.metrics.items():
@@ -155,8 +175,13 @@ class TrainingView:
 
     # --- drawing ---------------------------------------------------------------------
     def _draw(self) -> None:
+        """Draw the latest sample (its histograms are taken now, from the real weights)."""
+        for layer in self.layers[:MAX_HISTOGRAM_LAYERS]:
+            with_histograms(self.samples[-1][layer.name], layer, self.bins)
         self.frames += 1
-        self._html = self._render()
+        self.drawn_steps.append(self.sample_steps[-1])
+        self._html, self._html_at = self._render(), (len(self.steps), len(self.sample_steps))
+        self._last_draw = time.perf_counter()
         self._show(Frame(self._html, self._text()))
 
     def _render(self) -> str:
@@ -172,6 +197,8 @@ class TrainingView:
             last = self.samples[-1]
             for i, layer in enumerate(self.layers[:MAX_HISTOGRAM_LAYERS]):
                 s, color = last[layer.name], PALETTE[i % len(PALETTE)]
+                if s.weight_hist is None:  # frame() between two drawn samples
+                    with_histograms(s, layer, self.bins)
                 hists.append(histogram(f"weights {layer.name}", f"{layer.name} weights",
                                        *s.weight_hist, color=color))
                 hists.append(histogram(f"grads {layer.name}",

@@ -65,7 +65,8 @@ def test_ratio_is_std_of_the_update_over_std_of_the_weights():
     before = weights(layer)
     tensor_step(model, X, y, lr=0.1)
     after = weights(layer)
-    s = sample_layer(1, layer, before, bins=10)
+    s = sample_layer(1, layer, before)
+    assert s.weight_hist is None and s.grad_hist is None  # histograms only when asked
     assert s.ratio == pytest.approx((after - before).std() / after.std())
     # the update of plain SGD is lr * grad
     assert s.ratio == pytest.approx(0.1 * gradients(layer).std() / after.std(), rel=1e-4)

@@ -45,3 +45,12 @@ def test_boundary_map_runs_cover_each_row_and_points_are_drawn():
     svg = boundary_map(grid, np.array([[0.0, 0.0], [2.0, 1.0]]), np.array([0, 1]))
     assert svg.count('class="cell"') == 3  # row 0: two runs, row 1: one run
     assert svg.count('class="point"') == 2
+
+
+def test_a_long_curve_is_averaged_down_to_two_points_per_pixel_column():
+    from viz.training.svg_panels import MAX_POINTS
+
+    steps = np.arange(5000)
+    svg = line_chart("loss", "loss", steps, {"loss": 1.0 / (1.0 + steps)})
+    points = re.search(r'<polyline class="series" points="([^"]+)"', svg).group(1).split()
+    assert len(points) == MAX_POINTS

@@ -25,7 +25,8 @@ def _train(model, step_fn, view, steps):
 def test_frames_every_n_steps_and_a_last_one_on_close():
     X, y = moons()
     frames = []
-    view = viz.TrainingView(TensorMLP(), every=4, data=(X, y), display=frames.append)
+    view = viz.TrainingView(TensorMLP(), every=4, data=(X, y), display=frames.append,
+                            interval=0)
     drawn = []
     for step in range(10):
         loss, acc = tensor_step(view.model, X, y)
@@ -35,7 +36,34 @@ def test_frames_every_n_steps_and_a_last_one_on_close():
     view.close()
     assert view.sample_steps == [0, 4, 8, 9] and len(frames) == 4 and view.frames == 4
     view.close()  # nothing new to draw
-    assert len(frames) == 4
+    assert len(frames) == 4 and view.drawn_steps == [0, 4, 8, 9]
+
+
+def test_frames_are_throttled_to_one_per_interval_and_close_draws_the_last_step():
+    X, y = moons()
+    frames = []
+    view = viz.TrainingView(TensorMLP(), every=2, data=(X, y), display=frames.append,
+                            interval=3600.0, graph=False)
+    for step in range(7):
+        loss, acc = tensor_step(view.model, X, y)
+        view.update(step, loss=loss, acc=acc)
+    assert view.sample_steps == [0, 2, 4, 6]  # every sample is recorded...
+    assert view.drawn_steps == [0] and len(frames) == 1  # ...the first frame only is drawn
+    assert view.samples[1]["fc1"].weight_hist is None  # (histograms only when drawn)
+    view.close()
+    assert view.drawn_steps == [0, 6] and len(frames) == 2
+    assert view.samples[-1]["fc1"].weight_hist is not None
+
+
+def test_frame_draws_the_latest_sample_even_between_drawn_frames():
+    X, y = moons()
+    view = viz.TrainingView(TensorMLP(), every=1, data=(X, y), display=None,
+                            interval=3600.0, graph=False)
+    for step in range(3):
+        loss, acc = tensor_step(view.model, X, y)
+        view.update(step, loss=loss, acc=acc)
+    assert view.drawn_steps == [0]
+    assert "step 2" in view.frame()
 
 
 @pytest.mark.parametrize("engine", ["scalar", "tensor"])
@@ -43,7 +71,7 @@ def test_frame_has_every_panel_and_histograms_from_the_real_weights(engine):
     X, y = moons(30)
     model, step_fn = (scalar_mlp(), scalar_step) if engine == "scalar" else (TensorMLP(),
                                                                               tensor_step)
-    view = viz.TrainingView(model, every=2, data=(X, y), bins=10, display=None)
+    view = viz.TrainingView(model, every=2, data=(X, y), bins=10, display=None, interval=0)
     _train(model, step_fn, view, 5)
     html = view.frame()
     for panel in PANELS:
@@ -112,7 +140,7 @@ def test_metrics_may_be_nodes_and_extra_metrics_get_a_panel():
     view.update(0, loss=Value(0.5), acc=Tensor(np.array(0.25)), lr=0.1)
     assert view.metrics == {"loss": [0.5], "acc": [0.25], "lr": [0.1]}
     assert 'data-panel="lr"' in view.frame()
-    assert repr(view) == "TrainingView: 3 layers, 1 frames, step 0, loss 0.5000, acc 0.2500, lr 0.1000"
+    assert repr(view) == "TrainingView: 3 layers, step 0, loss 0.5000, acc 0.2500, lr 0.1000"
 
 
 def test_bad_arguments_are_named():
