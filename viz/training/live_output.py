@@ -20,7 +20,8 @@ __all__ = ["Frame", "output_for", "running_marimo", "running_jupyter"]
 
 
 class Frame:
-    """One frame: HTML for notebooks, a one-line text for consoles and nbval."""
+    """One frame: HTML for notebooks, a one-line text for consoles and nbval (the view keeps
+    that text the same for all its frames: nbval compares a display's first version)."""
 
     def __init__(self, html: str, text: str):
         self.html, self.text = html, text

@@ -29,7 +29,11 @@ def _n(x: float) -> str:
 def _tick(v: float) -> str:
     if v == 0:
         return "0"
-    return f"{v:.2g}" if 1e-2 <= abs(v) < 1e4 else f"{v:.0e}"
+    if v == int(v) and abs(v) < 1e6:  # steps, counts
+        return str(int(v))
+    if 100 <= abs(v) < 1e6:
+        return f"{v:.0f}"
+    return f"{v:.2g}" if 1e-2 <= abs(v) < 100 else f"{v:.0e}"
 
 
 def _open(panel: str, title: str, width: int = W, height: int = H) -> list[str]:

@@ -55,6 +55,22 @@ def test_frames_are_throttled_to_one_per_interval_and_close_draws_the_last_step(
     assert view.samples[-1]["fc1"].weight_hist is not None
 
 
+def test_the_last_step_sampled_by_close_has_its_ratio():
+    X, y = moons()
+    view = viz.TrainingView(TensorMLP(), every=4, data=(X, y), display=None, graph=False)
+    for step in range(7):
+        if step == 6:
+            before = {layer.name: weights(layer) for layer in view.layers}
+        loss, acc = tensor_step(view.model, X, y)
+        view.update(step, loss=loss, acc=acc)
+    view.close()
+    assert view.sample_steps == [0, 4, 6]
+    for layer in view.layers:
+        after = weights(layer)
+        expected = (after - before[layer.name]).std() / after.std()
+        assert view.samples[-1][layer.name].ratio == pytest.approx(expected)
+
+
 def test_frame_draws_the_latest_sample_even_between_drawn_frames():
     X, y = moons()
     view = viz.TrainingView(TensorMLP(), every=1, data=(X, y), display=None,
@@ -157,3 +173,16 @@ def test_import_viz_stays_cheap():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_displayed_frames_keep_one_text_from_first_to_last():
+    X, y = moons()
+    shown = []
+    view = viz.TrainingView(TensorMLP(), every=1, data=(X, y), graph=False, interval=0)
+    view._show = shown.append  # (what a Jupyter handle would receive)
+    for step in range(3):
+        loss, acc = tensor_step(view.model, X, y)
+        view.update(step, loss=loss, acc=acc)
+    assert len(shown) == 3 and len({repr(f) for f in shown}) == 1
+    assert repr(shown[0]) == "TrainingView of fc1, fc2, fc3, every 1 steps"
+    assert len({f.html for f in shown}) == 3
