@@ -10,11 +10,26 @@ Any other callable is asked point by point.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Grid", "decision_grid", "classes_of"]
+__all__ = ["Grid", "decision_grid", "classes_of", "eval_mode"]
+
+
+@contextmanager
+def eval_mode(model):
+    """The model in eval mode for a look that must leave no trace (no dropout, and batch
+    norm's running statistics untouched), then back in the mode it was in."""
+    was_training = getattr(model, "training", None)
+    if was_training and hasattr(model, "eval"):
+        model.eval()
+    try:
+        yield model
+    finally:
+        if was_training and hasattr(model, "train"):
+            model.train()
 
 
 @dataclass
@@ -44,7 +59,9 @@ def decision_grid(model, X, size: int = 40, padding: float = 0.5) -> Grid:
     xs, ys = np.linspace(lo[0], hi[0], size), np.linspace(lo[1], hi[1], size)
     xx, yy = np.meshgrid(xs, ys)
     points = np.column_stack([xx.ravel(), yy.ravel()])
-    return Grid(xs, ys, classes_of(_scores(model, points)).reshape(size, size))
+    with eval_mode(model):
+        scores = _scores(model, points)
+    return Grid(xs, ys, classes_of(scores).reshape(size, size))
 
 
 def _scores(model, points: np.ndarray) -> np.ndarray:

@@ -8,8 +8,8 @@ the colour of that module's gradient norm ``‖∂L/∂θ‖`` at this step, on 
 blue (the smallest in the frame) to red (the largest). Vanishing gradients show as a graph
 fading to blue towards the inputs; a dead layer's edges turn grey (norm exactly 0).
 
-Drawing the probe runs one forward and backward pass of its own; the model's gradients
-are saved before and put back after, so the training step is not disturbed.
+Drawing the probe runs one forward and backward pass of its own, in eval mode; the model's
+gradients are saved before and put back after, so the training step is not disturbed.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import numpy as np
 
 from ..render.dot import box_depth, drawn_edges
 from ..render.view import cluster_key
+from .decision_grid import eval_mode
 
 __all__ = ["GraphPanel", "norm_color", "DEAD_COLOR"]
 
@@ -46,7 +47,6 @@ class GraphPanel:
         self.error = None        # why there is no picture, if there is none
 
     def _draw(self, layer_names) -> None:
-        from minigrad import no_grad  # noqa: F401  (minigrad is loaded by now)
         from minigrad.nn import record_scopes
 
         from ..render.draw import draw
@@ -56,7 +56,7 @@ class GraphPanel:
         try:
             for p in params:
                 p.grad = None
-            with record_scopes() as scopes:
+            with eval_mode(self.model), record_scopes() as scopes:
                 out = self.model(self.probe)
             if isinstance(out, (list, tuple)):
                 out = sum(out[1:], out[0])

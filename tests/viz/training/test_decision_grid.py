@@ -52,3 +52,18 @@ def test_classes_of_scores():
 def test_grid_needs_two_columns():
     with pytest.raises(ValueError, match=r"shape \(N, 2\)"):
         decision_grid(TensorMLP(), np.zeros((5, 3)))
+
+
+def test_the_grid_leaves_batch_norm_statistics_and_the_mode_alone():
+    from minigrad import nn
+
+    g = np.random.default_rng(0)
+    model = nn.Sequential(nn.Linear(2, 4, rng=g), nn.BatchNorm1d(4), nn.Linear(4, 2, rng=g))
+    model.train()
+    bn = model[1]
+    mean, var = bn.running_mean.copy(), bn.running_var.copy()
+    X, _ = moons()
+    decision_grid(model, X, size=5)
+    np.testing.assert_array_equal(bn.running_mean, mean)
+    np.testing.assert_array_equal(bn.running_var, var)
+    assert model.training
