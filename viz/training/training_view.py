@@ -18,8 +18,8 @@ decision boundary (``decision_grid``). Every number is recorded too: ``view.samp
 lesson or an exercise can read what the pictures show.
 
 The ratio needs the weights before and after one optimiser step: the view keeps a copy of
-the weights at each step (one flat copy per layer: microseconds, for the digits MLP about
-1% of a step) and compares it with the weights at the next sample, so every sample, the
+the weights at each step (a copy of each parameter's array: microseconds, for the digits
+MLP about 1% of a step) and compares it with the weights at the next sample, so every sample, the
 last step's included, has its ratio. Call ``update`` after ``optimizer.step()``.
 
 Sampling and drawing are separate, like a progress bar's: the numbers are sampled every
@@ -39,7 +39,7 @@ import numpy as np
 
 from .decision_grid import decision_grid
 from .graph_panel import GraphPanel
-from .layer_stats import layers_of, sample_layer, weights, with_histograms
+from .layer_stats import layers_of, sample_layer, snapshot, with_histograms
 from .live_output import Frame, output_for
 from .svg_panels import PALETTE, boundary_map, histogram, line_chart, ratio_chart
 
@@ -98,22 +98,31 @@ class TrainingView:
         numbers, ``Value`` s or one-element ``Tensor`` s.
         """
         step = int(step)
-        given = {"loss": loss, "acc": acc, **metrics}
         self.steps.append(step)
-        for name, value in given.items():
+        if loss is not None:
+            self._record("loss", loss)
+        if acc is not None:
+            self._record("acc", acc)
+        for name, value in metrics.items():
             if value is not None:
-                series = self.metrics.setdefault(name, [])
-                series.extend([math.nan] * (len(self.steps) - 1 - len(series)))
-                series.append(_number(value))
+                self._record(name, value)
         if step % self.every:
             self._older = self._before  # (close() samples this step: it needs step - 1's)
-            self._before = (step, [weights(layer) for layer in self.layers])
+            self._before = (step, [snapshot(layer) for layer in self.layers])
             return False
         self._sample(step)
         if time.perf_counter() - self._last_draw < self.interval:
             return False
         self._draw()
         return True
+
+    def _record(self, name: str, value) -> None:
+        series = self.metrics.get(name)
+        if series is None:
+            series = self.metrics[name] = []
+        if len(series) < len(self.steps) - 1:  # a metric given from a later step on
+            series.extend([math.nan] * (len(self.steps) - 1 - len(series)))
+        series.append(value if type(value) is float else _number(value))
 
     def _sample(self, step: int) -> None:
         before = [None] * len(self.layers)
@@ -123,7 +132,7 @@ class TrainingView:
         self.sample_steps.append(step)
         self.samples.append({layer.name: sample_layer(step, layer, b)
                              for layer, b in zip(self.layers, before)})
-        self._before = (step, [weights(layer) for layer in self.layers])
+        self._before = (step, [snapshot(layer) for layer in self.layers])
 
     def close(self) -> None:
         """Draw the last step's frame (sampling it if it was not a sample's step)."""

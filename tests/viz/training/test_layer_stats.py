@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from viz.training.layer_stats import gradients, layers_of, sample_layer, weights
+from viz.training.layer_stats import gradients, layers_of, sample_layer, snapshot, weights
 
 from ._models import TensorMLP, moons, scalar_mlp, scalar_step, tensor_step
 
@@ -53,6 +53,7 @@ def test_sample_histograms_count_every_weight_and_grad():
     assert edges[0] == w.min() and edges[-1] == w.max()
     assert s.grad_hist[0].sum() == g.size
     assert s.weight_std == pytest.approx(w.std()) and s.grad_std == pytest.approx(g.std())
+    assert s.grad_abs_mean == pytest.approx(np.abs(g).mean())
     assert s.grad_norm == pytest.approx(np.linalg.norm(g))
     assert s.dead == pytest.approx(np.mean(g == 0))
     assert math.isnan(s.ratio) and s.step == 3 and s.layer == "layers.1"
@@ -62,12 +63,12 @@ def test_ratio_is_std_of_the_update_over_std_of_the_weights():
     model = TensorMLP()
     X, y = moons()
     layer = layers_of(model)[1]
-    before = weights(layer)
+    before, flat_before = snapshot(layer), weights(layer)
     tensor_step(model, X, y, lr=0.1)
     after = weights(layer)
     s = sample_layer(1, layer, before)
     assert s.weight_hist is None and s.grad_hist is None  # histograms only when asked
-    assert s.ratio == pytest.approx((after - before).std() / after.std())
+    assert s.ratio == pytest.approx((after - flat_before).std() / after.std(), rel=1e-5)
     # the update of plain SGD is lr * grad
     assert s.ratio == pytest.approx(0.1 * gradients(layer).std() / after.std(), rel=1e-4)
 
@@ -88,3 +89,15 @@ def test_a_model_without_parameters_is_refused():
         layers_of(nn.ReLU())
     with pytest.raises(TypeError, match="named_parameters"):
         layers_of(object())
+
+
+def test_snapshot_is_a_copy_and_the_scalar_engine_is_one_array():
+    model = TensorMLP()
+    layer = layers_of(model)[0]
+    kept = snapshot(layer)
+    assert [a.shape for a in kept] == [p.data.shape for p in layer.params]
+    model.fc1.weight.data[...] += 1.0
+    assert not np.array_equal(kept[0], model.fc1.weight.data)
+    scalar = layers_of(scalar_mlp())[0]
+    (flat,) = snapshot(scalar)
+    np.testing.assert_array_equal(flat, weights(scalar))
