@@ -23,7 +23,7 @@ L, R, T, B = 44, 8, 20, 20  # margins: left (tick labels), right, top (title), b
 
 
 def _n(x: float) -> str:
-    return f"{x:.1f}".rstrip("0").rstrip(".") if math.isfinite(x) else "0"
+    return f"{x:.1f}" if math.isfinite(x) else "0"
 
 
 def _tick(v: float) -> str:
@@ -75,7 +75,7 @@ def _range(values: np.ndarray, log: bool) -> tuple[float, float]:
     return lo, hi
 
 
-MAX_POINTS = 2 * (W - L - R)  # a curve has at most two points per pixel column
+MAX_POINTS = W - L - R  # a curve has at most one point per pixel column
 
 
 def _polyline(xs, ys, fx, fy, color: str, log: bool, cls: str) -> str:
@@ -86,14 +86,16 @@ def _polyline(xs, ys, fx, fy, color: str, log: bool, cls: str) -> str:
         ys = np.log10(ys)
     if xs.size == 0:
         return ""
-    if xs.size > MAX_POINTS:  # thousands of steps: the mean of each run of steps
+    if xs.size > MAX_POINTS:  # hundreds of steps: the mean of each run of steps
         cut = np.linspace(0, xs.size, MAX_POINTS + 1).astype(int)
         xs, ys = (np.add.reduceat(a, cut[:-1]) / np.diff(cut) for a in (xs, ys))
     px, py = fx(xs), fy(ys)
     if px.size == 1:
         return (f'<circle class="{cls}" cx="{px[0]:.1f}" cy="{py[0]:.1f}" r="2" '
                 f'fill="{color}"/>')
-    text = " ".join([f"{a:.1f},{b:.1f}" for a, b in zip(px.tolist(), py.tolist())])
+    pairs = np.empty(2 * px.size)
+    pairs[0::2], pairs[1::2] = px, py
+    text = ("%.1f,%.1f " * px.size % tuple(pairs.tolist()))[:-1]  # one format for all
     return (f'<polyline class="{cls}" points="{text}" fill="none" stroke="{color}" '
             f'stroke-width="1.5"/>')
 

@@ -17,15 +17,16 @@ decision boundary (``decision_grid``). Every number is recorded too: ``view.samp
 (one ``{layer: LayerSample}`` per frame) and ``view.summary()`` (plain lists), so a
 lesson or an exercise can read what the pictures show.
 
-The ratio needs the weights before and after one optimiser step: the view keeps a copy of
-the weights at each step (a copy of each parameter's array: microseconds, for the digits
-MLP about 1% of a step) and compares it with the weights at the next sample, so every sample, the
-last step's included, has its ratio. Call ``update`` after ``optimizer.step()``.
+The ratio needs the weights before and after one optimiser step: the view copies the
+weights on the step before a sample (``step % every == every - 1``) and compares them with
+the weights at the sample, so it costs one copy every ``every`` steps, not one per step.
+Call ``update`` after ``optimizer.step()``.
 
 Sampling and drawing are separate, like a progress bar's: the numbers are sampled every
 ``every`` steps (microseconds), and the picture is redrawn at a sample at most every
 ``interval`` seconds (a frame costs a few milliseconds, and neither an eye nor a notebook
-front end follows a hundred frames a second); ``close()`` always draws the last step.
+front end follows a hundred frames a second); ``close()`` draws the latest sample, with the
+curves up to the last step, if the throttle skipped it.
 ``interval=0`` draws at every sample.
 """
 
@@ -81,8 +82,7 @@ class TrainingView:
         self.sample_steps: list[int] = []
         self.samples: list[dict] = []
         self.frames = 0
-        self._before: tuple[int, list] | None = None  # (step, weights per layer) just seen
-        self._older: tuple[int, list] | None = None   # the step before that
+        self._before: tuple[int, list] | None = None  # (step, weights per layer) before a sample
         self._html: str | None = None
         self._html_at = None
         self._show = output_for(display)
@@ -107,8 +107,8 @@ class TrainingView:
             if value is not None:
                 self._record(name, value)
         if step % self.every:
-            self._older = self._before  # (close() samples this step: it needs step - 1's)
-            self._before = (step, [snapshot(layer) for layer in self.layers])
+            if step % self.every == self.every - 1:
+                self._before = (step, [snapshot(layer) for layer in self.layers])
             return False
         self._sample(step)
         if time.perf_counter() - self._last_draw < self.interval:
@@ -126,21 +126,21 @@ class TrainingView:
 
     def _sample(self, step: int) -> None:
         before = [None] * len(self.layers)
-        for kept in (self._before, self._older):
-            if kept is not None and kept[0] == step - 1:
-                before = kept[1]
+        if self._before is not None and self._before[0] == step - 1:
+            before = self._before[1]
         self.sample_steps.append(step)
         self.samples.append({layer.name: sample_layer(step, layer, b)
                              for layer, b in zip(self.layers, before)})
-        self._before = (step, [snapshot(layer) for layer in self.layers])
+        self._before = None
 
     def close(self) -> None:
-        """Draw the last step's frame (sampling it if it was not a sample's step)."""
+        """Draw the latest sample, with the curves up to the last step, if it was not drawn
+        with them (the throttle skipped it, or steps came after it)."""
         if not self.steps:
             return
-        if not self.sample_steps or self.sample_steps[-1] != self.steps[-1]:
+        if not self.samples:  # (steps that never met a multiple of every)
             self._sample(self.steps[-1])
-        if not self.drawn_steps or self.drawn_steps[-1] != self.steps[-1]:
+        if self._html_at != (len(self.steps), len(self.sample_steps)) or not self.drawn_steps:
             self._draw()
 
     # --- reading ---------------------------------------------------------------------
@@ -190,7 +190,7 @@ class TrainingView:
         for layer in self.layers[:MAX_HISTOGRAM_LAYERS]:
             with_histograms(self.samples[-1][layer.name], layer, self.bins)
         self.frames += 1
-        self.drawn_steps.append(self.sample_steps[-1])
+        self.drawn_steps.append(self.steps[-1])
         self._html, self._html_at = self._render(), (len(self.steps), len(self.sample_steps))
         self._last_draw = time.perf_counter()
         # The text of a displayed frame stays the same from the first frame to the last: a
