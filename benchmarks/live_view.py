@@ -8,16 +8,20 @@ epoch), with a display function that receives each frame's HTML: a drawn frame i
 built (histograms, panels, the graph recoloured), everything a notebook pays except the
 browser's own drawing, which happens in another process.
 
-Three runs, each its own model from the same seed: ``plain`` (no view), ``live`` (the
-default view: samples every 10 steps, draws at most every 0.25 s) and ``every frame``
-(``interval=0``: draws at every sample, 4 frames an epoch). They share one worker process,
-one epoch each in turn, the order rotating, so a slow phase of the shared machine slows
-all of a round; we report median epoch times and the median of the rounds' ratios to
-plain. The first round also lays the graph out (graphviz's ``dot``, once per view): the
-medians leave it out. Target: live/plain <= 1.10 at every 10 steps. One worker runs at the
-machine's default BLAS threads, one at a single thread.
+Four runs, each its own model from the same seed: ``plain`` (no view), ``live`` (the
+default view: samples every 10 steps, draws at most every 0.25 s), ``samples only``
+(draws once: the cost of recording) and ``every frame`` (``interval=0``: draws at every
+sample, 4 frames an epoch; the difference from ``samples only`` is what drawing costs). They share one worker process
+and take turns in blocks of ``--block`` consecutive epochs (the order rotating from round
+to round), so a slow phase of the shared machine slows a whole round; within a block the
+live run's clock is its own, as in a real run (the 0.25 s throttle is wall time: epochs
+taken in turn one by one would hand each live epoch three epochs' worth of clock, and
+three times the frames). We report the median epoch time of each run and the median of
+the rounds' ratios to plain. The first round also lays the graph out (graphviz's ``dot``,
+once per view): the medians leave it out. Target: live/plain <= 1.10 at every 10 steps.
+One worker runs at the machine's default BLAS threads, one at a single thread.
 
-    python benchmarks/live_view.py [--pairs 15] [--every 10] [--quick]
+    python benchmarks/live_view.py [--rounds 15] [--block 4] [--every 10] [--quick]
 """
 
 from __future__ import annotations
@@ -49,7 +53,7 @@ class Continued:
         self.offset = self.last + 1
 
 
-def worker(pairs: int, every: int, samples: int | None) -> dict:
+def worker(rounds: int, block: int, every: int, samples: int | None) -> dict:
     import numpy as np
 
     import minigrad.nn.functional as F
@@ -77,48 +81,57 @@ def worker(pairs: int, every: int, samples: int | None) -> dict:
             view = Continued(view)
         return model, Adam(model.parameters(), lr=1e-2), loader, view
 
-    runs = {"plain": setup(), "live": setup("default"), "every frame": setup(0.0)}
-    times = {name: [] for name in runs}
+    runs = {"plain": setup(), "live": setup("default"), "samples only": setup(1e9),
+            "every frame": setup(0.0)}
+    times = {name: [] for name in runs}  # mean epoch time of each block
     names = list(runs)
-    for k in range(pairs):
-        for name in names[k % 3:] + names[:k % 3]:
+    for k in range(rounds):
+        for name in names[k % len(names):] + names[:k % len(names)]:
             model, opt, loader, view = runs[name]
             started = time.perf_counter()
-            fit(model, opt, F.cross_entropy, loader, 1, progress=False, live=view)
-            times[name].append(time.perf_counter() - started)
-    frames = {name: runs[name][3].view.frames for name in ("live", "every frame")}
-    return {"times": times, "steps": len(runs["plain"][2]), "frames": frames}
+            for _ in range(block):
+                fit(model, opt, F.cross_entropy, loader, 1, progress=False, live=view)
+            times[name].append((time.perf_counter() - started) / block)
+    frames = {name: runs[name][3].view.frames for name in names[1:]}
+    return {"times": times, "steps": len(runs["plain"][2]), "frames": frames, "block": block}
 
 
 def report(label: str, r: dict) -> list[str]:
     t = r["times"]
-    lines = [f"{label}: {r['steps']} steps an epoch; median epoch (round 1 left out): "
+    lines = [f"{label}: {r['steps']} steps an epoch, blocks of {r['block']} epochs; median "
+             f"epoch (round 1 left out): "
              + ", ".join(f"{name} {1e3 * median(ts[1:] or ts):.1f} ms" for name, ts in t.items())]
-    for name in ("live", "every frame"):
+    for name in ("live", "samples only", "every frame"):
         ratios = [a / b for a, b in zip(t[name], t["plain"])]
         rest = sorted(ratios[1:] or ratios)
         lines.append(f"  {name}/plain: {median(rest):.3f}x (q {rest[len(rest) // 4]:.3f}-"
                      f"{rest[(3 * len(rest)) // 4]:.3f}; {r['frames'][name]} frames drawn in "
-                     f"{len(ratios)} epochs; round 1 with the graph's layout "
+                     f"{len(ratios) * r['block']} epochs; round 1 with the graph's layout "
                      f"{ratios[0]:.2f}x)")
+    frames_per_epoch = r["frames"]["every frame"] / (len(t["plain"]) * r["block"])
+    per_frame = (median(t["every frame"][1:]) - median(t["samples only"][1:])) / frames_per_epoch
+    lines.append(f"  a frame costs {1e3 * per_frame:.1f} ms: at the 0.25 s throttle, "
+                 f"{100 * per_frame / 0.25:.1f}% of a run's time (here the runs take turns, so "
+                 f"each live block starts past its throttle and draws more often than alone)")
     return lines
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--pairs", type=int, default=15, help="epochs of each run")
+    ap.add_argument("--rounds", type=int, default=15, help="blocks of each run")
+    ap.add_argument("--block", type=int, default=4, help="consecutive epochs a block")
     ap.add_argument("--every", type=int, default=10, help="steps between frames")
-    ap.add_argument("--quick", action="store_true", help="3 pairs over 320 samples")
+    ap.add_argument("--quick", action="store_true", help="3 rounds of 1 epoch, 320 samples")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--args", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     samples = 320 if args.quick else None
-    pairs = 3 if args.quick else args.pairs
+    rounds, block = (3, 1) if args.quick else (args.rounds, args.block)
     if args.worker:
-        print(json.dumps(worker(pairs, args.every, samples)))
+        print(json.dumps(worker(rounds, block, args.every, samples)))
         return 0
-    flags = ["--pairs", str(pairs), "--every", str(args.every)] + (["--quick"] if args.quick
-                                                                    else [])
+    flags = ["--rounds", str(rounds), "--block", str(block), "--every", str(args.every)] + (
+        ["--quick"] if args.quick else [])
     default_threads = int(os.environ.get("OPENBLAS_NUM_THREADS", os.cpu_count() or 1))
     print(f"digits MLP 64-128-10, Adam, batch 32; TrainingView every {args.every} steps")
     for label, env, threads in (("default BLAS threads", None, default_threads),
