@@ -21,7 +21,7 @@ the rounds' ratios to plain. The first round also lays the graph out (graphviz's
 once per view): the medians leave it out. Target: live/plain <= 1.10 at every 10 steps.
 One worker runs at the machine's default BLAS threads, one at a single thread.
 
-    python benchmarks/live_view.py [--rounds 15] [--block 4] [--every 10] [--quick]
+    python benchmarks/live_view.py [--rounds 15] [--block 10] [--every 10] [--quick]
 """
 
 from __future__ import annotations
@@ -119,7 +119,7 @@ def report(label: str, r: dict) -> list[str]:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=15, help="blocks of each run")
-    ap.add_argument("--block", type=int, default=4, help="consecutive epochs a block")
+    ap.add_argument("--block", type=int, default=10, help="consecutive epochs a block")
     ap.add_argument("--every", type=int, default=10, help="steps between frames")
     ap.add_argument("--quick", action="store_true", help="3 rounds of 1 epoch, 320 samples")
     ap.add_argument("--worker", help=argparse.SUPPRESS)

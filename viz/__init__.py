@@ -89,11 +89,21 @@ def __getattr__(name: str):
     return value
 
 
+def _live_view(model, every, data):
+    """``fit(..., live=True)``'s view: a ``TrainingView`` (its module loaded only now)."""
+    from .training.training_view import TrainingView
+
+    return TrainingView(model, every=every, data=data)
+
+
 def _offer_live_view() -> None:
     """Register ``TrainingView`` for ``fit(..., live=True)`` when ``minigrad`` is already
-    loaded (then this costs one small import; ``import viz`` alone never loads minigrad)."""
+    loaded (then this costs importing ``minigrad.fitting``; ``import viz`` alone never
+    loads minigrad, and the view's own modules load on first use)."""
     if "minigrad" in sys.modules:
-        importlib.import_module(f"{__name__}.training.training_view")
+        from minigrad.fitting import register_live_view
+
+        register_live_view(_live_view)
 
 
 def __dir__():

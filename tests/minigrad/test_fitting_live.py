@@ -96,7 +96,10 @@ def test_importing_viz_after_minigrad_registers_training_view(first):
     import sys
 
     code = (f"{first}; import viz; from minigrad import fitting; "
-            "print(fitting._live_factory().__name__)")
+            "import numpy as np; from minigrad import nn; "
+            "view = fitting.live_view(True, nn.Linear(2, 3, rng=np.random.default_rng(0))); "
+            "print(type(view).__name__, view.every, 'viz.training.graph_panel' in sys.modules)")
+    code = "import sys; " + code
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
-    assert out.stdout.strip() == "TrainingView"
+    assert out.stdout.split() == ["TrainingView", "10", "True"]

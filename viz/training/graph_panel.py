@@ -19,8 +19,6 @@ import re
 
 import numpy as np
 
-from ..render.dot import box_depth, drawn_edges
-from ..render.view import cluster_key
 from .decision_grid import eval_mode
 
 __all__ = ["GraphPanel", "norm_color", "DEAD_COLOR"]
@@ -49,7 +47,9 @@ class GraphPanel:
     def _draw(self, layer_names) -> None:
         from minigrad.nn import record_scopes
 
+        from ..render.dot import box_depth, drawn_edges
         from ..render.draw import draw
+        from ..render.view import cluster_key
 
         params = list(self.model.parameters())
         saved = [p.grad for p in params]
