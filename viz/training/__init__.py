@@ -15,7 +15,9 @@ Read in this order:
 
 The seam with ``minigrad``: ``minigrad`` never imports ``viz``. ``fit(live=...)`` takes
 any object with ``update(step, loss=, acc=)`` and ``close()``; ``live=True`` asks
-``minigrad.fitting`` for a registered live view, which ``training_view.py`` registers
-when it is imported (``import viz`` does it cheaply once ``minigrad.fitting`` is loaded;
-an installed kit also declares it as the ``minigrad.live_views`` entry point).
+``minigrad.fitting`` for a registered live view factory. ``import viz`` registers one when
+``minigrad`` is already loaded (importing ``minigrad.fitting``, nothing of this package
+until a view is made), ``training_view.py`` registers ``TrainingView`` when it is
+imported, and an installed kit declares it as the ``minigrad.live_views`` entry point,
+which ``fit`` reads when nothing is registered.
 """
