@@ -343,6 +343,14 @@ def _live_factory():
         "update(step, loss=, acc=) and close()")
 
 
+def _arrays_of(loader):
+    """The loader's ``(X, y)`` when it reads two arrays (what a view can draw), else None."""
+    data = getattr(loader, "dataset", None)
+    if isinstance(data, tuple) and len(data) == 2 and all(hasattr(a, "shape") for a in data):
+        return data
+    return None
+
+
 def live_view(live, model, data=None):
     """The object ``fit`` reports to: ``None`` for ``live=False``/``None``, a new view for
     ``live=True`` (every 10 steps) or an int (every ``live`` steps), else ``live`` itself,
@@ -381,7 +389,7 @@ def fit(model, optimizer, loss_fn, train_loader, epochs: int, val_loader=None,
         raise ValueError("fit: the training loader yields no batches (fewer samples than "
                          "batch_size with drop_last=True?)")
     loss_fn = loss_fn or _default_loss()
-    view = live_view(live, model, getattr(train_loader, "dataset", None))
+    view = live_view(live, model, _arrays_of(train_loader))
     history = History()
     width = len(str(epochs))
     step = 0

@@ -59,6 +59,26 @@ def test_live_true_makes_the_registered_view_with_the_data(registry):
     assert made[1].every == 3
 
 
+def test_a_loader_over_a_dataset_object_gives_the_view_no_data(registry):
+    made = []
+    register_live_view(lambda model, every, data: made.append(Recorder(model, every, data))
+                       or made[-1])
+    X, y = make_moons(n=20, seed=0)
+
+    class Pairs:
+        def __len__(self):
+            return len(y)
+
+        def __getitem__(self, i):
+            return X[i], y[i]
+
+    g = np.random.default_rng(0)
+    model = nn.Sequential(nn.Linear(2, 4, rng=g), nn.ReLU(), nn.Linear(4, 2, rng=g))
+    fit(model, SGD(model.parameters(), lr=0.1), F.cross_entropy,
+        DataLoader(Pairs(), batch_size=10), 1, progress=False, live=True)
+    assert made[0].data is None and len(made[0].calls) == 2
+
+
 def test_live_true_with_nothing_registered_says_what_to_do(registry, monkeypatch):
     import importlib.metadata as md
 
