@@ -40,14 +40,19 @@ from _common import ONE_THREAD, machine_line, median, run_worker  # noqa: E402
 
 class Continued:
     """One view across several ``fit`` calls of one epoch: steps numbered on, and the
-    view closed only at the end of the run (as ``fit(..., epochs=N, live=view)`` does)."""
+    view closed only at the end of the run (as ``fit(..., epochs=N, live=view)`` does).
+    It also adds up the time spent inside the view's ``update`` (``inside``): on a busy
+    machine the epochs' ratio swings by more than the view costs, while this tally, taken
+    around the view's own calls, does not."""
 
     def __init__(self, view):
-        self.view, self.offset, self.last = view, 0, -1
+        self.view, self.offset, self.last, self.inside = view, 0, -1, 0.0
 
     def update(self, step, **metrics):
+        started = time.perf_counter()
         self.last = self.offset + step
         self.view.update(self.last, **metrics)
+        self.inside += time.perf_counter() - started
 
     def close(self):
         self.offset = self.last + 1
@@ -85,15 +90,21 @@ def worker(rounds: int, block: int, every: int, samples: int | None) -> dict:
             "every frame": setup(0.0)}
     times = {name: [] for name in runs}  # mean epoch time of each block
     names = list(runs)
+    inside = {name: [] for name in names[1:]}  # the view's own time / the rest of the block
     for k in range(rounds):
         for name in names[k % len(names):] + names[:k % len(names)]:
             model, opt, loader, view = runs[name]
             started = time.perf_counter()
+            before = view.inside if view is not None else 0.0
             for _ in range(block):
                 fit(model, opt, F.cross_entropy, loader, 1, progress=False, live=view)
-            times[name].append((time.perf_counter() - started) / block)
+            elapsed = time.perf_counter() - started
+            times[name].append(elapsed / block)
+            if view is not None:
+                inside[name].append((view.inside - before) / (elapsed - view.inside + before))
     frames = {name: runs[name][3].view.frames for name in names[1:]}
-    return {"times": times, "steps": len(runs["plain"][2]), "frames": frames, "block": block}
+    return {"times": times, "steps": len(runs["plain"][2]), "frames": frames, "block": block,
+            "inside": inside}
 
 
 def report(label: str, r: dict) -> list[str]:
@@ -107,7 +118,8 @@ def report(label: str, r: dict) -> list[str]:
         lines.append(f"  {name}/plain: {median(rest):.3f}x (q {rest[len(rest) // 4]:.3f}-"
                      f"{rest[(3 * len(rest)) // 4]:.3f}; {r['frames'][name]} frames drawn in "
                      f"{len(ratios) * r['block']} epochs; round 1 with the graph's layout "
-                     f"{ratios[0]:.2f}x)")
+                     f"{ratios[0]:.2f}x); time inside the view: "
+                     f"+{100 * median(r['inside'][name][1:] or r['inside'][name]):.1f}%")
     frames_per_epoch = r["frames"]["every frame"] / (len(t["plain"]) * r["block"])
     per_frame = (median(t["every frame"][1:]) - median(t["samples only"][1:])) / frames_per_epoch
     lines.append(f"  a frame costs {1e3 * per_frame:.1f} ms: at the 0.25 s throttle, "

@@ -122,7 +122,7 @@ def _sums(parts) -> tuple[int, float, float]:
     for a in parts:
         a = a.reshape(-1)
         n += a.size
-        total += float(a.sum(dtype=np.float64))
+        total += float(a.sum())  # (pairwise in the array's dtype: ample for a std)
         sq += float(np.dot(a, a))
     return n, total, sq
 
@@ -153,7 +153,7 @@ def sample_layer(step: int, layer: Layer, before: list | None,
     gn, g_total, g_sq = _sums(grads)
     sample = LayerSample(
         step=int(step), layer=layer.name, weight_std=w_std, grad_std=_std_of(gn, g_total, g_sq),
-        grad_abs_mean=sum(float(np.abs(g).sum(dtype=np.float64)) for g in grads) / gn,
+        grad_abs_mean=sum(float(np.abs(g).sum()) for g in grads) / gn,
         grad_norm=math.sqrt(g_sq),
         dead=1.0 - sum(int(np.count_nonzero(g)) for g in grads) / gn, ratio=ratio)
     return with_histograms(sample, layer, bins) if bins else sample
