@@ -44,10 +44,15 @@ lab: setup ## open your own copy of the lessons (workspace/, made on first run, 
 	@$(VENV)/bin/jupyter trust notebooks/*.ipynb > /dev/null
 	@$(PY) scripts/workspace.py sync --workspace $(WORKSPACE)
 	@$(PY) scripts/workspace.py lab-settings > /dev/null
-	@# (the pre-save hook keeps a saved lesson free of widget views whose state is not saved)
+	@# (the pre-save hook keeps a saved lesson free of widget views whose state is not saved;
+	@# the venv first on PATH, so that `python -m exercises ex04` in a Lab terminal runs it,
+	@# and the terminal's shell named, since Lab run without a tty starts a login shell,
+	@# whose /etc/profile resets PATH)
+	PATH=$(abspath $(VENV))/bin:$$PATH MINIGRAD_WORKSPACE=$(abspath $(WORKSPACE)) \
 	PYTHONPATH=$(CURDIR)$${PYTHONPATH:+:$$PYTHONPATH} $(VENV)/bin/jupyter lab \
 		--ServerApp.root_dir=$(WORKSPACE) \
 		--ContentsManager.pre_save_hook=scripts.lab_save.drop_orphan_widget_views \
+		--ServerApp.terminado_settings=shell_command=$${SHELL:-/bin/sh} \
 		$(LAB_ARGS) $$( [ "$$(id -u)" = 0 ] && echo --allow-root )
 
 test: setup $(TEST_STAMP) ## run every test tier (installs the torch and jit extras): unit, exercises, notebooks (nbval), browser

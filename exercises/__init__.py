@@ -1,7 +1,8 @@
 """Self-checking exercises for the minigrad lessons.
 
-Students edit ``exercises/exNN_*.py`` and run ``pytest exercises/`` (or
-``pytest exercises/ -k ex04``).  From a notebook cell::
+Students edit their copy ``workspace/exercises/exNN_*.py`` (``make lab`` makes it) and
+run ``python -m exercises ex04`` in a terminal (JupyterLab's, or at the repository
+root).  From a notebook cell::
 
     from exercises import check
     check("ex04")                              # your file exercises/ex04_exp_pow.py

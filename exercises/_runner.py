@@ -23,11 +23,12 @@ from ._catalog import Exercise, find
 from ._traceback import student_frame
 from .checks import ExerciseFailure
 
-__all__ = ["Outcome", "LoadError", "CheckError", "load", "student_file", "checker", "untouched",
-           "classify", "run_task", "run", "check", "report"]
+__all__ = ["Outcome", "LoadError", "CheckError", "load", "student_file", "your_file", "shown",
+           "checker", "untouched", "classify", "run_task", "run", "check", "report"]
 
 COURSE = Path(__file__).resolve().parent  # the course's stubs: exercises/exNN_*.py
 WORKSPACE_MANIFEST = ".minigrad-workspace.json"  # written by scripts/workspace.py (make lab)
+WORKSPACE_ENV = "MINIGRAD_WORKSPACE"  # a workspace made elsewhere (make lab WORKSPACE=...)
 
 PASSED, FAILED, NOT_ATTEMPTED, ERROR = "passed", "failed", "not attempted", "error"
 
@@ -76,6 +77,33 @@ def student_file(exercise, start=None) -> Path:
     return COURSE / f"{ex.module}.py"
 
 
+def your_file(exercise, start=None) -> Path:
+    """The file ``python -m exercises`` checks: ``student_file`` (a workspace around
+    ``start``), else the copy in this repository's workspace (``make lab`` makes it at
+    ``<repository>/workspace/``; ``$MINIGRAD_WORKSPACE`` names another), else the
+    course's stub.
+
+    So the command checks the student's work from the repository root as from a terminal
+    opened in JupyterLab (in the workspace, or the folder Lab was started from).
+    ``check()`` in a notebook of the course's ``notebooks/`` keeps reading the course's
+    stub: those are what the tests and nbval run.
+    """
+    ex = find(exercise)
+    found = student_file(ex, start)
+    if found != COURSE / f"{ex.module}.py":
+        return found
+    workspace = Path(os.environ.get(WORKSPACE_ENV) or COURSE.parent / "workspace")
+    mine = workspace / "exercises" / f"{ex.module}.py"
+    return mine if (workspace / WORKSPACE_MANIFEST).is_file() and mine.is_file() else found
+
+
+def shown(path: Path) -> str:
+    """``workspace/exercises/ex04_exp_pow.py``: relative to the repository when inside it."""
+    path = Path(path).resolve()
+    return path.relative_to(COURSE.parent).as_posix() if COURSE.parent in path.parents \
+        else str(path)
+
+
 def load(exercise, solutions: bool = False, reload: bool = False, path=None):
     """The module with the student's code (or, with ``solutions``, the reference).
 
@@ -117,8 +145,7 @@ def _load_message(ex: Exercise, exc: Exception, solutions: bool, path=None) -> s
     line 21: '(' was never closed`` and the line itself."""
     if path is None:
         path = COURSE / ("solutions" if solutions else "") / f"{ex.module}.py"
-    inside = COURSE.parent in path.parents  # the course's, or a workspace in the repository
-    shown = path.relative_to(COURSE.parent).as_posix() if inside else str(path)
+    named = shown(path)  # the course's, or a workspace in the repository: repository-relative
     whose = "the reference solution" if solutions else "your file"
     kind = type(exc).__name__
     if isinstance(exc, SyntaxError):
@@ -136,7 +163,7 @@ def _load_message(ex: Exercise, exc: Exception, solutions: bool, path=None) -> s
         at = f" in {where}, line {lineno}"
     else:
         at = f" at line {lineno}" if lineno else ""
-    message = f"{ex.id}: {whose} {shown} doesn't import: {kind}{at}: {detail}"
+    message = f"{ex.id}: {whose} {named} doesn't import: {kind}{at}: {detail}"
     if text and text.strip():
         message += f"\n    {text.strip()}"
     return message
@@ -282,19 +309,20 @@ def _pick(ex: Exercise, impls: tuple, named: dict) -> dict:
     return chosen
 
 
-def run(exercise, *impls, solutions: bool = False, **named) -> list[Outcome]:
+def run(exercise, *impls, solutions: bool = False, path=None, **named) -> list[Outcome]:
     """Check an exercise and return one ``Outcome`` per task.
 
-    With no implementations given, checks the file ``exercises/<module>.py``
-    (reloaded, so edits are seen) or, with ``solutions=True``, the reference.
-    Implementations passed in (positionally, matched by ``__name__``, or by
-    task name) are checked alone.
+    With no implementations given, checks the file ``path`` (default
+    ``student_file(exercise)``: your workspace copy in a workspace, else
+    ``exercises/<module>.py``; re-read, so edits are seen) or, with ``solutions=True``,
+    the reference.  Implementations passed in (positionally, matched by ``__name__``,
+    or by task name) are checked alone.
     """
     ex = find(exercise)
     chosen = _pick(ex, impls, named)
     if not chosen:
         try:
-            module = load(ex, solutions=solutions, reload=True)
+            module = load(ex, solutions=solutions, reload=True, path=path)
         except LoadError as exc:  # reported like any other error: run() never raises for it
             return [Outcome(ex, task, ERROR, str(exc)) for task in ex.tasks]
         chosen = {task: getattr(module, task) for task in ex.tasks}
@@ -329,6 +357,9 @@ def check(exercise, *impls, solutions: bool = False, **named) -> None:
     """
     outcomes = run(exercise, *impls, solutions=solutions, **named)
     print(report(outcomes))
+    mine = student_file(exercise)
+    if not (impls or named or solutions) and mine != COURSE / f"{find(exercise).module}.py":
+        print(f"  (checked your workspace copy {shown(mine)})")
     bad = [o.task for o in outcomes if o.status in (FAILED, ERROR)]
     if bad:
         raise ExerciseFailure(f"{find(exercise).id}: {', '.join(bad)} not right yet (see above)")

@@ -47,7 +47,7 @@ Part 2, reading.  Here is another graph, printed after ``L.backward()``::
 * ``"edges"``: how many edges (an edge joins an op to one of its inputs);
 * ``"grad_x"``: dL/dx, as printed.
 
-Check it:  pytest exercises/ -k ex01   (notebook: ``check("ex01")``)
+Check it:  python -m exercises ex01   (in a notebook: ``check("ex01")``)
 """
 
 __all__ = ["build_graph", "read_graph"]

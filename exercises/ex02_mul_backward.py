@@ -15,7 +15,7 @@ This is exactly the shape of a rule in minigrad's op registry,
 
 Write ``mul_backward(g, a, b)`` returning the pair ``(dL/da, dL/db)``.
 
-Check it:  pytest exercises/ -k ex02   (notebook: ``from exercises import check; check("ex02")``)
+Check it:  python -m exercises ex02   (notebook: ``from exercises import check; check("ex02")``)
 """
 
 __all__ = ["mul_backward"]

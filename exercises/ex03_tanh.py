@@ -12,7 +12,7 @@ Backward.  ``d tanh(x)/dx = 1 − tanh²(x)``: the derivative is a function of t
 nothing has to be recomputed.  Given the upstream gradient ``g = dL/dout``,
 return ``dL/dx``.
 
-Check it:  pytest exercises/ -k ex03   (notebook: ``check("ex03")``)
+Check it:  python -m exercises ex03   (in a notebook: ``check("ex03")``)
 """
 
 __all__ = ["tanh", "tanh_backward"]

@@ -14,7 +14,7 @@ PyTorch does) instead of crashing on ``math.log(0)``.
 
 Both rules multiply by the upstream gradient ``g = dL/dout`` (the chain rule).
 
-Check it:  pytest exercises/ -k ex04   (notebook: ``check("ex04")``)
+Check it:  python -m exercises ex04   (in a notebook: ``check("ex04")``)
 """
 
 __all__ = ["exp_backward", "pow_backward"]

@@ -21,7 +21,7 @@ shared subexpression is listed once.
 Use ``node.parents`` only (not minigrad's own ``topological_order``).  When it
 passes, read ``minigrad/autograd/graph.py`` for another way to get the order.
 
-Check it:  pytest exercises/ -k ex05   (notebook: ``check("ex05")``)
+Check it:  python -m exercises ex05   (in a notebook: ``check("ex05")``)
 """
 
 __all__ = ["topological_order"]

@@ -19,7 +19,7 @@ used twice (``x * x``, or ``a`` in ``a*b + a``) gets one term per edge, so add
 the terms up instead of overwriting.  Every ``.grad`` is ``None`` at the start
 (a fresh graph).  Do not call minigrad's own ``backward``: this *is* it.
 
-Check it:  pytest exercises/ -k ex06   (notebook: ``check("ex06")``)
+Check it:  python -m exercises ex06   (in a notebook: ``check("ex06")``)
 """
 
 __all__ = ["backward"]

@@ -15,7 +15,7 @@ Your ``grad`` must, like ``broken_grad``: return floats (``0.0`` for an input
 ``root`` does not depend on), not touch any node's ``.grad``, and give the same
 answer when called twice.
 
-Check it:  pytest exercises/ -k ex07   (notebook: ``check("ex07")``)
+Check it:  python -m exercises ex07   (in a notebook: ``check("ex07")``)
 """
 
 from minigrad import topological_order

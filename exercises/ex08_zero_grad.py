@@ -22,7 +22,7 @@ Leave in each ``p.grad`` the gradient of the *mean* loss,
 each: ``backward(1 / k)`` seeds dL/dLᵢ = 1/k) and zeroing only once, at the
 start.  Return the mean loss value (a float).
 
-Check it:  pytest exercises/ -k ex08   (notebook: ``check("ex08")``)
+Check it:  python -m exercises ex08   (in a notebook: ``check("ex08")``)
 """
 
 __all__ = ["gradient_descent", "accumulate_gradients"]

@@ -32,7 +32,7 @@ Write the class ``Tape`` (store instructions however you like):
 
   (inputs are written with ``repr(float(value))``).
 
-Check it:  pytest exercises/ -k ex09   (notebook: ``check("ex09")``)
+Check it:  python -m exercises ex09   (in a notebook: ``check("ex09")``)
 """
 
 __all__ = ["Tape"]

@@ -17,7 +17,7 @@ Write ``unbroadcast(grad, shape)`` returning an array of exactly ``shape``
 (``shape == ()`` means a 0-d array: a broadcast scalar).  Do not modify
 ``grad`` in place; if it already has ``shape``, return it as it is.
 
-Check it:  pytest exercises/ -k ex10   (notebook: ``check("ex10")``)
+Check it:  python -m exercises ex10   (in a notebook: ``check("ex10")``)
 """
 
 import numpy as np

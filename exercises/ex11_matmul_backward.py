@@ -20,7 +20,7 @@ gradient to its input's shape, because an input broadcast over the batch was
 used once per batch element (exercise 10's ``unbroadcast``, or
 ``minigrad.autograd.unbroadcast``).
 
-Check it:  pytest exercises/ -k ex11   (notebook: ``check("ex11")``)
+Check it:  python -m exercises ex11   (in a notebook: ``check("ex11")``)
 """
 
 import numpy as np

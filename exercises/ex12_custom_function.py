@@ -27,7 +27,7 @@ Part 2.  ``Hypot``: ``hypot(a, b) = √(a² + b²)``, two inputs, with
 ``∂/∂a = a / out`` and ``∂/∂b = b / out``.  Return both gradients as a tuple.
 ``a`` and ``b`` may broadcast against each other (``(3, 4)`` with ``(4,)``).
 
-Check it:  pytest exercises/ -k ex12   (notebook: ``check("ex12")``)
+Check it:  python -m exercises ex12   (in a notebook: ``check("ex12")``)
 """
 
 import numpy as np  # noqa: F401  (you will want it)

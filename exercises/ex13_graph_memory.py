@@ -27,7 +27,7 @@ dropped.  ``evaluate(model, loss_fn, batches)``: for each ``(x, y)`` in
 floats, *without building any graph* (``minigrad.no_grad()``), leaving grad
 mode as you found it.
 
-Check it:  pytest exercises/ -k ex13   (notebook: ``check("ex13")``)
+Check it:  python -m exercises ex13   (in a notebook: ``check("ex13")``)
 """
 
 __all__ = ["saved_bytes", "evaluate"]

@@ -27,7 +27,7 @@ and return ``True`` when for *every* input
 The checks give your gradcheck functions built with deliberately broken backward
 rules: a gradcheck that always says ``True`` will not pass.
 
-Check it:  pytest exercises/ -k ex14   (notebook: ``check("ex14")``)
+Check it:  python -m exercises ex14   (in a notebook: ``check("ex14")``)
 """
 
 import numpy as np

@@ -23,7 +23,7 @@ something tiny:
 This is why frameworks fuse the two: the fused gradient is both cheaper and
 more stable than going through ``softmax`` and ``log`` separately.
 
-Check it:  pytest exercises/ -k ex15   (notebook: ``check("ex15")``)
+Check it:  python -m exercises ex15   (in a notebook: ``check("ex15")``)
 """
 
 import numpy as np

@@ -27,7 +27,7 @@ Part 2.  ``conv2d(x, w, b=None, stride=1, padding=0)`` with ``w`` of shape
 ``(N, O, OH, OW)``: im2col, one matmul with ``w.reshape(O, -1).T``, add ``b``,
 and move the channel axis into place.
 
-Check it:  pytest exercises/ -k ex16   (notebook: ``check("ex16")``)
+Check it:  python -m exercises ex16   (in a notebook: ``check("ex16")``)
 """
 
 import numpy as np

@@ -28,7 +28,7 @@ forming the Hessian:
 
 The inputs may arrive carrying an old ``.grad``: leave it as it is.
 
-Check it:  pytest exercises/ -k ex17   (notebook: ``check("ex17")``)
+Check it:  python -m exercises ex17   (in a notebook: ``check("ex17")``)
 """
 
 from minigrad import Tensor, Value  # noqa: F401  (you will want them)

@@ -24,7 +24,7 @@ with respect to each tensor in ``weights``, as a list of numpy arrays (one per
 weight, of its shape), again leaving every ``.grad`` as it was.  (You may call
 your ``gradient_penalty``.)
 
-Check it:  pytest exercises/ -k ex18   (notebook: ``check("ex18")``)
+Check it:  python -m exercises ex18   (in a notebook: ``check("ex18")``)
 """
 
 from minigrad.autograd import grad  # noqa: F401  (you will want it)

@@ -28,7 +28,7 @@ two floats from **one** call of ``f`` carrying a tangent, and no backward pass:
 ``unpack_dual(y)`` gives ``(primal, tangent)``; the tangent is ``None`` when
 ``y`` does not depend on ``x`` at all (then the derivative is 0).
 
-Check it:  pytest exercises/ -k ex19   (notebook: ``check("ex19")``)
+Check it:  python -m exercises ex19   (in a notebook: ``check("ex19")``)
 """
 
 import math  # noqa: F401  (you will want it)

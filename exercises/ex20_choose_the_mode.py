@@ -25,7 +25,7 @@ Reminders: ``jvp(f, (x,), (t,))`` returns ``(f(x), J·t)``; ``vjp(f, x)`` return
 the sides disagree, some op's forward rule and backward rule disagree: a test
 worth running on every new op.)
 
-Check it:  pytest exercises/ -k ex20   (notebook: ``check("ex20")``)
+Check it:  python -m exercises ex20   (in a notebook: ``check("ex20")``)
 """
 
 import numpy as np  # noqa: F401  (you will want them)

@@ -35,7 +35,7 @@ takes the newest): any order that only runs complete nodes gives the same
 gradients.  Every ``.grad`` is ``None`` at the start.  Do not call minigrad's
 ``backward`` or ``topological_order``: the point is that counts need no sort.
 
-Check it:  pytest exercises/ -k ex21   (notebook: ``check("ex21")``)
+Check it:  python -m exercises ex21   (in a notebook: ``check("ex21")``)
 """
 
 from collections import deque  # noqa: F401  (you will want it)

@@ -33,7 +33,7 @@ that ``handle.remove()`` turns clipping off again).  The hook runs before the
 gradient is added into ``.grad``, so only this pass's gradient is clipped, not
 what ``.grad`` held from earlier passes.
 
-Check it:  pytest exercises/ -k ex22   (notebook: ``check("ex22")``)
+Check it:  python -m exercises ex22   (in a notebook: ``check("ex22")``)
 """
 
 import numpy as np  # noqa: F401  (you will want it)

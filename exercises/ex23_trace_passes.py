@@ -23,7 +23,7 @@ are found too.  (In these traces attrs values are hashable: a key such as
 ``tuple(sorted((e.attrs or {}).items()))`` works.)  Build new equations with
 ``Eqn(e.op, new_ins, e.out, e.attrs, e.body)``.
 
-Check it:  pytest exercises/ -k ex23   (notebook: ``check("ex23")``)
+Check it:  python -m exercises ex23   (in a notebook: ``check("ex23")``)
 """
 
 from minigrad.jit import Eqn, Trace  # noqa: F401  (you will want them)

@@ -24,7 +24,7 @@ and ``x`` is read twice (by ``x·y`` and by ``− x``): its gradient adds both p
 Do not write into ``g``, ``t`` or ``out``: the caller still owns them.  The check
 compares with eager minigrad's gradients.
 
-Check it:  pytest exercises/ -k ex24   (notebook: ``check("ex24")``)
+Check it:  python -m exercises ex24   (in a notebook: ``check("ex24")``)
 """
 
 import numpy as np  # noqa: F401  (you will want it)

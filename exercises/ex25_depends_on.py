@@ -28,7 +28,7 @@ as a list **in the order of** ``params``.
 
 You need no ``import torch`` for this.
 
-Check it:  pytest exercises/ -k ex25   (notebook: ``check("ex25")``)
+Check it:  python -m exercises ex25   (in a notebook: ``check("ex25")``)
 (The check needs PyTorch: ``pip install "minigrad-kit[torch]"``; without it, it is skipped.)
 """
 

@@ -26,7 +26,7 @@ has ``_saved_result`` (tanh's derivative is 1 − result²), ``MmBackward0`` has
   as ``dir()`` lists it, the bytes as an ``int``.  When several tensors tie for the
   most bytes, any of them is right.
 
-Check it:  pytest exercises/ -k ex26   (notebook: ``check("ex26")``)
+Check it:  python -m exercises ex26   (in a notebook: ``check("ex26")``)
 (The check needs PyTorch: ``pip install "minigrad-kit[torch]"``; without it, it is skipped.)
 """
 

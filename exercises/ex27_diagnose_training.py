@@ -26,7 +26,7 @@ Return one of four strings, checking in this order (the first that applies):
 
 ``numpy`` is allowed (``np.nanmedian`` ignores ``nan``; ``np.median`` does not).
 
-Check it:  pytest exercises/ -k ex27   (notebook: ``check("ex27")``)
+Check it:  python -m exercises ex27   (in a notebook: ``check("ex27")``)
 """
 
 __all__ = ["diagnose"]

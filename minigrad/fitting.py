@@ -280,6 +280,40 @@ def evaluate(model, loader, loss_fn=None) -> tuple[float, float]:
     return total_loss / count, correct / count
 
 
+# A notebook bar's row: the text right of the bar (count, times, rate, loss, accuracy)
+# gets a fixed box, the bar the rest, so every epoch's bar has the same width.
+TEXT_WIDTH = "60ch"
+BAR_MIN_WIDTH = "25%"
+
+
+def epoch_label(epoch: int, epochs: int) -> str:
+    """``epoch  7/20``: padded with figure spaces (U+2007, a digit's width, which HTML
+    does not collapse as it does ASCII spaces), so every epoch's label is as wide and
+    the bars after them start at the same place, in a notebook as in a terminal."""
+    return f"epoch {str(epoch).rjust(len(str(epochs)), chr(0x2007))}/{epochs}"
+
+
+def line_up(bar) -> None:
+    """Line up a notebook tqdm bar with the bars of the other epochs.
+
+    tqdm's notebook bar is a row of three widgets: the label, the bar, and a text whose
+    length changes with the rate and the postfix; the bar takes what the texts leave, so
+    each epoch's bar had its own width.  Here the text gets a fixed box (its lines wrap
+    inside it when long; it shrinks on a narrow page, the same for every row) and the row
+    does not wrap, so the bars start and end at the same place.  A terminal bar (no
+    widgets) is left alone.
+    """
+    container = getattr(bar, "container", None)
+    children = getattr(container, "children", ())
+    if len(children) != 3 or not all(hasattr(w, "layout") for w in children):
+        return
+    _, progress, text = children
+    container.layout.flex_flow = "row nowrap"
+    progress.layout.flex = "1 1 0"
+    progress.layout.min_width = BAR_MIN_WIDTH
+    text.layout.flex = f"0 1 {TEXT_WIDTH}"
+
+
 class _Progress:
     """A tqdm bar over an epoch's batches when tqdm is installed, else nothing per batch."""
 
@@ -292,6 +326,7 @@ class _Progress:
                 tqdm = None
             if tqdm is not None:
                 self.bar = tqdm(total=total, desc=desc, leave=True, dynamic_ncols=True)
+                line_up(self.bar)
 
     def update(self, loss, acc):
         if self.bar is not None:
@@ -391,13 +426,12 @@ def fit(model, optimizer, loss_fn, train_loader, epochs: int, val_loader=None,
     loss_fn = loss_fn or _default_loss()
     view = live_view(live, model, _arrays_of(train_loader))
     history = History()
-    width = len(str(epochs))
     step = 0
     for epoch in range(1, epochs + 1):
         model.train()
         lr = optimizer.param_groups[0]["lr"]
         started = time.perf_counter()
-        bar = _Progress(progress, len(train_loader), f"epoch {epoch:>{width}}/{epochs}")
+        bar = _Progress(progress, len(train_loader), epoch_label(epoch, epochs))
         total_loss, correct, count = 0.0, 0, 0
         for xb, yb in train_loader:
             out = model(_as_input(xb))

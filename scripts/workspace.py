@@ -10,14 +10,21 @@ without ever overwriting the student's work:
   one the student deleted to start it over);
 * a file the student has not changed since it was copied follows the course
   (it is replaced by the course's new version);
-* a file the student changed, which the course changed too, is left alone:
-  the course's new version is placed beside it as ``NAME (course update).EXT``
-  and reported, for the student to compare.
+* a lesson the student only opened or ran, not edited, follows the course too:
+  JupyterLab rewrites a notebook's metadata (kernel display name, language_info,
+  a widgets block) and its outputs as soon as it is opened and autosaved, but
+  outputs are reproducible; a lesson is the student's own only when a cell's
+  *source* (or the list of cells) differs from the course version it came from;
+* a file the student changed (an exercise stub: any byte; a lesson: a cell's
+  source), which the course changed too, is left alone: the course's new
+  version is placed beside it as ``NAME (course update).EXT`` and reported,
+  for the student to compare.
 
 A manifest in the workspace records the hash of the course version each file
-was copied from: that is how "the student edited it" is told apart from "the
-course changed it".  ``exercises.check`` reads the manifest's presence to know
-that a notebook runs inside a workspace.
+was copied from, and for a lesson the hash of its cells' sources: that is how
+"the student edited it" is told apart from "the course changed it".
+``exercises.check`` reads the manifest's presence to know that a notebook runs
+inside a workspace.
 
     python scripts/workspace.py sync [--course .] [--workspace workspace]
     python scripts/workspace.py lab-settings    # JupyterLab settings for the kit
@@ -68,6 +75,22 @@ def file_hash(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def cells_hash(path: Path) -> str | None:
+    """The hash of a notebook's cells as the student wrote them: each cell's type and
+    source, in order, and nothing else (no metadata, outputs, execution counts or cell
+    ids, which JupyterLab rewrites on opening and running).  ``None`` for a file that is
+    not a notebook (not JSON, no cell list): it is then compared byte for byte."""
+    if not path.name.endswith(".ipynb"):
+        return None
+    try:
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        written = [[c.get("cell_type"), "".join(c["source"]) if isinstance(c["source"], list)
+                    else c["source"]] for c in cells]
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+        return None
+    return hashlib.sha256(json.dumps(written).encode()).hexdigest()
+
+
 def beside(rel: str) -> str:
     """Where a course update of ``rel`` goes: ``09_mlp (course update).ipynb``."""
     head, dot, ext = rel.rpartition(".")
@@ -80,6 +103,7 @@ class Report:
 
     copied: list[str] = field(default_factory=list)  # new in the workspace
     updated: list[str] = field(default_factory=list)  # untouched by the student: follows the course
+    rerun: list[str] = field(default_factory=list)  # a lesson run, not edited: follows the course
     offered: list[str] = field(default_factory=list)  # edited by both: course version put beside
     kept: list[str] = field(default_factory=list)  # edited by both, and the beside copy edited too
     pending: list[str] = field(default_factory=list)  # course updates placed earlier, still there
@@ -91,6 +115,9 @@ class Report:
         for rel in self.updated:
             out.append(f"the course updated {rel}; you had not changed it, so your copy "
                        f"now has the update")
+        for rel in self.rerun:
+            out.append(f"the course updated {rel}; you had run it but not edited its cells, "
+                       f"so your copy now has the update (run it again for your outputs)")
         for rel in self.offered:
             out.append(f"the course updated {rel}, which you changed: yours is untouched, "
                        f"the course's version is {beside(rel)}")
@@ -105,13 +132,14 @@ class Report:
 def _load_manifest(workspace: Path) -> dict:
     path = workspace / MANIFEST
     if not path.exists():
-        return {"files": {}, "offered": {}}
+        return {"files": {}, "offered": {}, "cells": {}}
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except ValueError as exc:
         raise SystemExit(f"{path} is not valid JSON ({exc}); delete it and every copy "
                          f"counts as yours (nothing is overwritten)") from None
-    return {"files": dict(data.get("files", {})), "offered": dict(data.get("offered", {}))}
+    return {"files": dict(data.get("files", {})), "offered": dict(data.get("offered", {})),
+            "cells": dict(data.get("cells", {}))}  # (absent in a manifest of an older kit)
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
@@ -125,7 +153,7 @@ def sync(course: Path, workspace: Path) -> Report:
     a file the student changed (see the module docstring for the rules)."""
     course, workspace = Path(course), Path(workspace)
     manifest = _load_manifest(workspace)
-    copied_from, offered = manifest["files"], manifest["offered"]
+    copied_from, offered, cells = manifest["files"], manifest["offered"], manifest["cells"]
     report = Report()
     for rel, source in course_files(course).items():
         target = workspace / rel
@@ -139,13 +167,18 @@ def sync(course: Path, workspace: Path) -> Report:
                 pass
             elif base == new:  # the course has not changed since: the differences are theirs
                 _remind(workspace, rel, offered, report)
+                _record_cells(cells, rel, source)  # (the course file is the base: known now)
                 continue
             elif mine == base:  # untouched since copied: follow the course
                 _copy(source, target)
                 report.updated.append(rel)
-            elif not _offer(source, workspace, rel, new, offered, report):
+            elif _only_run(target, cells.get(rel), source):  # opened, run, saved: follow
+                _copy(source, target)
+                report.rerun.append(rel)
+            elif not _offer(source, workspace, rel, new, offered, cells, report):
                 continue  # (edited by both; the newer version is still to be delivered)
         copied_from[rel] = new
+        _record_cells(cells, rel, source)
     shim = workspace / "exercises" / "conftest.py"
     if not shim.exists() or shim.read_text(encoding="utf-8") != EXERCISE_SHIM:
         shim.parent.mkdir(parents=True, exist_ok=True)
@@ -153,8 +186,10 @@ def sync(course: Path, workspace: Path) -> Report:
     workspace.mkdir(parents=True, exist_ok=True)
     _write_atomic(workspace / MANIFEST, (json.dumps(
         {"about": "written by scripts/workspace.py: the course version each file was "
-                  "copied from (sha256); delete it and every file counts as yours",
-         "files": copied_from, "offered": offered}, indent=1, sort_keys=True) + "\n").encode())
+                  "copied from (sha256), and a lesson's cell sources; delete it and every "
+                  "file counts as yours",
+         "files": copied_from, "offered": offered, "cells": cells},
+        indent=1, sort_keys=True) + "\n").encode())
     return report
 
 
@@ -165,17 +200,37 @@ def _copy(source: Path, target: Path) -> None:
     os.replace(tmp, target)
 
 
-def _offer(source: Path, workspace: Path, rel: str, new: str, offered: dict,
+def _record_cells(cells: dict, rel: str, source: Path) -> None:
+    """Remember the cell sources of the course version ``rel`` now comes from."""
+    written = cells_hash(source)
+    if written is not None:
+        cells[rel] = written
+    else:
+        cells.pop(rel, None)
+
+
+def _only_run(target: Path, base_cells: str | None, source: Path) -> bool:
+    """A lesson whose cells are as the course wrote them (the version it was copied
+    from, or the new one): its other differences are metadata and outputs, which
+    JupyterLab rewrites on opening and running, so it may follow the course."""
+    mine = cells_hash(target)
+    return mine is not None and mine in (base_cells, cells_hash(source))
+
+
+def _offer(source: Path, workspace: Path, rel: str, new: str, offered: dict, cells: dict,
            report: Report) -> bool:
     """Place the course's version beside the student's (edited by both, or copied with
-    no record), unless the student edited an earlier beside copy: then nothing is
-    touched, it is reported, and False returned."""
-    other = workspace / beside(rel)
-    if other.exists() and file_hash(other) not in (offered.get(rel), new):
+    no record), unless the student edited an earlier beside copy (for a lesson: its
+    cells, not only opened or ran it): then nothing is touched, it is reported, and
+    False returned."""
+    other, name = workspace / beside(rel), beside(rel)
+    if other.exists() and file_hash(other) not in (offered.get(rel), new) and \
+            not _only_run(other, cells.get(name), source):
         report.kept.append(rel)
         return False
     _copy(source, other)
     offered[rel] = new
+    _record_cells(cells, name, source)
     report.offered.append(rel)
     return True
 

@@ -2,6 +2,7 @@
 
 >>> import viz
 >>> viz.draw(loss)              # graphviz picture, inline in Jupyter
+>>> viz.draw(big_loss)          # past 1,000 nodes: an overview (overview=False, expand="example")
 >>> viz.print_graph(loss)       # indented text tree
 >>> viz.plot_history(history)   # matplotlib figure
 

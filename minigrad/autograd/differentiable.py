@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..core.node import Node
 from ..engines import choose
-from ..engines.hooked import RemovableHandle, add_hook
+from ..engines.hooked import RemovableHandle, add_hook, retain_grad, retains_grad
 
 __all__ = ["Differentiable"]
 
@@ -43,6 +43,30 @@ class Differentiable(Node):
         other than ``None`` replaces the gradient (on a node made by an op, what flows
         upstream).  Returns a handle with ``.remove()``.  See ``engines/hooked.py``."""
         return add_hook(self, hook, False)
+
+    def retain_grad(self) -> None:
+        """Keep this non-leaf's ``.grad`` as PyTorch does: accumulated across backward passes.
+
+        Where minigrad differs: PyTorch stores ``.grad`` on leaves only, and a
+        non-leaf's ``.grad`` is ``None`` unless you call ``retain_grad()``.  minigrad
+        gives *every* node its gradient, ``dL/dnode`` of the latest pass (a picture of
+        the graph shows them all, which is what the lessons are about), so here the
+        call changes one thing: from now on the node's ``.grad`` adds up across
+        passes (``y.grad`` after two ``backward()`` calls is the sum of both, as for a
+        leaf), ``autograd.grad`` adds into it too, and ``retains_grad`` is ``True``.
+        Like PyTorch: a no-op on a leaf; an error on a node that does not require
+        grad; a ``register_hook`` replacement is what is kept; with
+        ``create_graph=True`` the kept gradient is a node.  PyTorch makes it a hook;
+        here backward adds the kept gradient back after the pass, so every loop,
+        the fast one too, runs as before (``engines/hooked.py``).
+        """
+        retain_grad(self)
+
+    @property
+    def retains_grad(self) -> bool:
+        """``True`` on a non-leaf after ``retain_grad()`` (on a leaf always ``False``,
+        as in PyTorch: a leaf's ``.grad`` accumulates anyway)."""
+        return retains_grad(self)
 
     def register_post_accumulate_grad_hook(self, hook) -> RemovableHandle:
         """On a leaf: call ``hook(self)`` after backward has updated ``self.grad`` (e.g. an

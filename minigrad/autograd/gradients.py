@@ -22,6 +22,7 @@ from ..core.backward import seed_gradient
 from ..core.order import ancestors
 from ..engines.choose import run_backward
 from ..engines.higher_order import seed_node
+from ..engines.hooked import added, retains_grad
 
 __all__ = ["grad"]
 
@@ -79,8 +80,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None,
                 out.grad = seed if out.grad is None else out.grad + seed
         results = tuple(None if k in unused else x.grad for k, x in enumerate(inputs))
     finally:
-        for n, g in kept.values():
-            n.grad = g
+        for n, g in kept.values():  # (a node that retains its .grad adds this call's to it)
+            n.grad = added(g, n.grad) if retains_grad(n) else g
     if not allow_unused and any(r is None for r in results):
         k = next(k for k, r in enumerate(results) if r is None)
         raise RuntimeError(f"grad: no gradient reached input {k}{_name(inputs[k])} (every "

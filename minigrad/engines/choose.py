@@ -39,7 +39,7 @@ from ..core.backward import run_reference, seed_gradient, start
 from ..core.modes import STATE
 from ..core.order import topological_order
 from . import fast, higher_order
-from .hooked import HookedPass
+from .hooked import HookedPass, add_retained, retained_grads
 from .inplace import check_unmodified
 from .ready_queue import run_ready_queue
 from .switches import SWITCHES
@@ -133,8 +133,12 @@ def run_backward(roots, seeds, retain_graph: bool, create_graph: bool = False,
     order = topological_order(roots, leaves=False)
     if SWITCHES.latest_inplace_change > order[0].id:  # changed in place since it began
         check_unmodified(order)
+    # non-leaves that retain_grad(): their .grad adds this pass's to what it held
+    kept = retained_grads(order) if SWITCHES.retaining_nodes else None
     start(order, roots, seeds)
     run_loop(roots, order, retain_graph, create_graph, engine, scheduler, post_hooks)
+    if kept:
+        add_retained(kept)
     return order
 
 

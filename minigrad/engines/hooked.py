@@ -24,6 +24,17 @@ PyTorch's names and semantics (checked against torch 2.13 by
 
 * Both return a ``RemovableHandle``: ``handle.remove()`` (or ``with handle:``).
 
+* ``t.retain_grad()`` on a node made by an op: its ``.grad`` *accumulates* across
+  backward passes (and ``autograd.grad`` calls), as a leaf's does, instead of holding
+  the latest pass's sum; ``t.retains_grad`` says so.  PyTorch implements it as a hook;
+  here it needs none inside the loop, since every loop already leaves each non-leaf
+  its pass's gradient: ``choose.py`` takes the retaining nodes' ``.grad`` before the
+  pass and adds it back after (``retained_grads``, ``add_retained``), so any loop may
+  run, the fast one included, and a ``register_hook`` replacement is what is added.
+  ``switches.SWITCHES.retaining_nodes`` counts the live retaining nodes, so a pass
+  with none pays one check.  On a leaf it does nothing; on a node that does not
+  require grad it is an error, as in PyTorch.
+
 Where minigrad differs from PyTorch:
 
 * A first-order gradient is a numpy array (a float for ``Value``), like
@@ -62,21 +73,26 @@ import numpy as np
 from ..core.backward import Steps
 from ..core.modes import set_grad_mode
 from ..core.node import origin_of
-from .switches import count_hooked
+from .switches import count_hooked, count_retaining
 
 __all__ = ["RemovableHandle", "GradHooks", "add_hook", "hooks_of", "HookedPass",
-           "describe", "hook_name"]
+           "describe", "hook_name", "retain_grad", "retains_grad", "retained_grads",
+           "add_retained", "added"]
 
 
 class GradHooks:
-    """A node's hooks: ``pre`` (``register_hook``) and ``post`` (post-accumulate), as handles."""
+    """A node's hooks: ``pre`` (``register_hook``) and ``post`` (post-accumulate), as handles,
+    and whether it retains its gradient (``retain_grad()``).  ``finalizer`` and ``retain``
+    count the node in ``SWITCHES.hooked_nodes`` (while it has hooks) and
+    ``SWITCHES.retaining_nodes`` until it dies (``None``: not counted there)."""
 
-    __slots__ = ("pre", "post", "finalizer")
+    __slots__ = ("pre", "post", "retain", "finalizer")
 
-    def __init__(self, finalizer):
+    def __init__(self):
         self.pre: list = []
         self.post: list = []
-        self.finalizer = finalizer
+        self.retain = None
+        self.finalizer = None
 
 
 class RemovableHandle:
@@ -98,9 +114,11 @@ class RemovableHandle:
         if self in handles:
             handles.remove(self)
         if not hooks.pre and not hooks.post:
-            node.origin.hooks = None
-            if hooks.finalizer.detach() is not None:
+            if hooks.finalizer is not None and hooks.finalizer.detach() is not None:
                 count_hooked(-1)
+            hooks.finalizer = None
+            if hooks.retain is None:  # (a retaining node keeps its record)
+                node.origin.hooks = None
 
     def __enter__(self):
         return self
@@ -132,16 +150,72 @@ def add_hook(node, fn, post: bool) -> RemovableHandle:
         raise RuntimeError(f"{what}: {describe(node)} is not a leaf; post-accumulate-grad "
                            f"hooks run after a leaf's .grad is updated, and only leaves "
                            f"accumulate .grad (use register_hook on it instead)")
-    origin = origin_of(node)
-    hooks = origin.hooks
-    if hooks is None:
-        finalizer = weakref.finalize(node, count_hooked, -1)
-        finalizer.atexit = False
-        hooks = origin.hooks = GradHooks(finalizer)
-        count_hooked(1)
     handle = RemovableHandle(fn, node, post)
+    hooks = _hooks_made(node)
+    if hooks.finalizer is None:  # its first hook: a hooked node from now on
+        hooks.finalizer = _counted(node, count_hooked)
     (hooks.post if post else hooks.pre).append(handle)
     return handle
+
+
+def _hooks_made(node) -> GradHooks:
+    """The node's ``GradHooks``, made on first use."""
+    origin = origin_of(node)
+    if origin.hooks is None:
+        origin.hooks = GradHooks()
+    return origin.hooks
+
+
+def _counted(node, count) -> weakref.finalize:
+    """``count(1)`` now and ``count(-1)`` when ``node`` dies (unless detached first)."""
+    finalizer = weakref.finalize(node, count, -1)
+    finalizer.atexit = False
+    count(1)
+    return finalizer
+
+
+def retain_grad(node) -> None:
+    """``node.retain_grad()`` (see the module doc): a non-leaf's ``.grad`` accumulates."""
+    if not node.requires_grad:
+        raise RuntimeError(f"can't retain_grad on {type(node).__name__} that has "
+                           f"requires_grad=False ({describe(node)}: no gradient will ever "
+                           f"reach it)")
+    if node.op is None:  # a leaf accumulates its .grad already: nothing to do (PyTorch too)
+        return
+    hooks = _hooks_made(node)
+    if hooks.retain is None:
+        hooks.retain = _counted(node, count_retaining)
+
+
+def retains_grad(node) -> bool:
+    """Whether ``retain_grad()`` was called on this non-leaf (always ``False`` on a leaf)."""
+    hooks = hooks_of(node)
+    return hooks is not None and hooks.retain is not None
+
+
+def retained_grads(order) -> list:
+    """``[(node, its .grad now)]`` for the nodes of ``order`` that retain their gradient,
+    taken before a pass resets every non-leaf's ``.grad`` (``core.backward.start``)."""
+    return [(n, n.grad) for n in order if retains_grad(n)]
+
+
+def add_retained(kept) -> None:
+    """After a pass: each retaining node's ``.grad`` is what it held before plus this
+    pass's gradient (``None`` if the pass did not reach it), a new sum, as for a leaf."""
+    for node, old in kept:
+        node.grad = added(old, node.grad)
+
+
+def added(old, new):
+    """``old + new`` for gradients, either of which may be ``None``; an array sum is a new
+    array, and a node (a ``create_graph`` gradient) stays a node whichever side it is on."""
+    if old is None:
+        return new
+    if new is None:
+        return old
+    if isinstance(old, np.ndarray) and isinstance(new, np.ndarray):
+        return np.asarray(old + new)  # (0-d + 0-d gives a numpy scalar)
+    return new + old if hasattr(new, "engine_class") else old + new
 
 
 class HookedPass(Steps):

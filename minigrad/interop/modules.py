@@ -260,8 +260,9 @@ def _unsupported(module, path: str, to_torch: bool) -> TypeError:
              else [f"torch.nn.{c.torch_name()}" for c in _table()])
     hint = ""
     if type(module).__module__ == neurons.__name__:
-        hint = (" The scalar engine's Neuron/Layer/MLP hold one Value per weight; build the "
-                "same network from nn.Linear and nn.ReLU to cross.")
+        hint = (" The scalar engine's MLP converts on its own (to_torch(mlp): a Sequential of "
+                "Linear and ReLU); a Neuron or Layer alone, or inside another model, does "
+                "not: build the network from nn.Linear and nn.ReLU to cross.")
     direction = "to torch" if to_torch else "from torch"
     return TypeError(
         f"cannot convert {_where(path)} (a {cls}) {direction}: minigrad.interop converts "

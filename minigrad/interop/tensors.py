@@ -49,7 +49,10 @@ def tensor_to_torch(t: Tensor):
 
 def tensor_from_torch(x) -> Tensor:
     """A new leaf ``Tensor`` with ``x``'s values, dtype and ``requires_grad`` (a tensor
-    with a ``grad_fn`` crosses as a leaf of its values; a GPU tensor is brought to the CPU)."""
+    with a ``grad_fn`` crosses as a leaf of its values; a GPU tensor is copied to the CPU
+    with ``.cpu()`` first: numpy cannot read device memory).  The GPU path is untested on
+    real CUDA (no GPU here); the tests run it with a tensor subclass that reports a
+    ``cuda:0`` device and refuses ``.numpy()`` until ``.cpu()``, as a CUDA tensor does."""
     if not is_torch_tensor(x):
         raise TypeError(f"tensor_from_torch expects a torch.Tensor, got {type(x).__name__}")
     numpy_dtype(x.dtype)  # the clear error for bfloat16 and friends

@@ -4,6 +4,11 @@
 ``minigrad.nn.init`` the weight initialisers; ``minigrad.nn.scope`` the name
 scopes that let renderers draw a layer as one box; ``minigrad.nn.neurons`` the
 micrograd-style Neuron/Layer/MLP on the scalar engine.
+
+``MLP``, ``Layer`` and ``Neuron`` are re-exported here because ``from micrograd.nn
+import MLP`` is what a micrograd user types: ``nn.MLP(2, [16, 16, 1])`` is a
+network of ``Value``s, called on a list of numbers.  (PyTorch has no ``nn.MLP``; a
+tensor MLP is a ``Sequential`` of ``Linear`` and ``ReLU``.)
 """
 
 from . import init
@@ -26,14 +31,16 @@ from .layers import (
     Tanh,
 )
 from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, MSELoss, NLLLoss
-from .module import LoadResult, Module, ModuleList, Sequential, StateDictError
+from .module import LoadResult, ModelFileError, Module, ModuleList, Sequential, StateDictError
+from .neurons import MLP, Layer, Neuron
 from .parameter import Parameter
 from .scope import ScopeInfo, ScopeMap, current_scope, record_scopes, scope
 
 __all__ = [
     "AvgPool2d", "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d", "Conv2d",
     "CrossEntropyLoss", "Dropout", "Flatten", "GELU", "Identity", "LayerNorm", "LeakyReLU",
-    "Linear", "LoadResult", "MSELoss", "MaxPool2d", "Module", "ModuleList", "NLLLoss",
+    "Layer", "Linear", "LoadResult", "MLP", "MSELoss", "MaxPool2d", "ModelFileError", "Module",
+    "ModuleList", "NLLLoss", "Neuron",
     "Parameter", "ReLU", "ScopeInfo", "ScopeMap", "Sequential", "Sigmoid", "Softmax",
     "StateDictError", "Tanh", "current_scope", "init", "record_scopes", "scope",
 ]

@@ -18,6 +18,8 @@ layer as one box (see ``minigrad.nn.scope``).
 from __future__ import annotations
 
 import os
+import zipfile
+import zlib
 from collections import OrderedDict
 from typing import NamedTuple
 
@@ -29,11 +31,54 @@ from ..engines.inplace import mark_modified
 from ..files import atomic_write
 from . import scope as _scope
 
-__all__ = ["Module", "Sequential", "ModuleList", "LoadResult", "StateDictError"]
+__all__ = ["Module", "Sequential", "ModuleList", "LoadResult", "StateDictError", "ModelFileError"]
 
 
 class StateDictError(RuntimeError):
     """``load_state_dict`` found missing or unexpected keys, or a shape mismatch."""
+
+
+class ModelFileError(ValueError):
+    """``Module.load`` was given a file that is not (or no longer) a model saved by ``save``."""
+
+
+_NPY_MAGIC = b"\x93NUMPY"
+_ZIP_MAGIC = b"PK"
+
+
+def _read_state_file(path: str) -> dict:
+    """Every array of the ``.npz`` file ``path``, read whole before anything is loaded.
+
+    Why not just ``np.load``: on a damaged file numpy raises ``zipfile``'s bare
+    ``BadZipFile`` (a truncated copy loses the archive's index, which sits at the
+    end), and on anything that is not an archive it guesses *pickle* and advises
+    ``allow_pickle=True``, which would run code stored in the file.  A model file
+    holds plain numeric arrays, so pickles are never read (``allow_pickle=False``).
+    """
+    expected = "expected a .npz archive of named arrays, as written by Module.save"
+    with open(path, "rb") as fh:  # a missing file: Python's own FileNotFoundError names it
+        head = fh.read(len(_NPY_MAGIC))
+    if head.startswith(_NPY_MAGIC):
+        raise ModelFileError(f"Module.load: {path!r} holds one numpy array (a .npy file), "
+                             f"not a model; {expected}. The model's weights are unchanged.")
+    if not head.startswith(_ZIP_MAGIC):
+        what = "is empty" if not head else "is damaged or not a model file (it is not a .npz archive)"
+        raise ModelFileError(f"Module.load: {path!r} {what}; {expected}. "
+                             "The model's weights are unchanged.")
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            return {key: data[key] for key in data.files}
+    except ValueError as exc:
+        if "allow_pickle" in str(exc) or "pickle" in str(exc):
+            raise ModelFileError(f"Module.load: {path!r} holds Python objects, not numeric arrays; "
+                                 f"{expected}. Such files are never unpickled (that could run code "
+                                 "stored in them). The model's weights are unchanged.") from None
+        cause = exc
+    except (zipfile.BadZipFile, EOFError, OSError, KeyError, zlib.error) as exc:
+        cause = exc
+    raise ModelFileError(f"Module.load: {path!r} is damaged (truncated or overwritten?): {expected}; "
+                         f"reading it failed with {type(cause).__name__}: {cause}. "
+                         "The model's weights are unchanged.") from None
 
 
 class LoadResult(NamedTuple):
@@ -321,13 +366,6 @@ class Module:
         given = list(state_dict.keys())
         missing = [k for k in targets if k not in state_dict]
         unexpected = [k for k in given if k not in targets]
-        if strict and (missing or unexpected):
-            parts = [f"Error(s) in loading state_dict for {type(self).__name__}:"]
-            if missing:
-                parts.append("  missing key(s): " + ", ".join(missing))
-            if unexpected:
-                parts.append("  unexpected key(s): " + ", ".join(unexpected))
-            raise StateDictError("\n".join(parts))
         mismatched = []
         for key, (kind, target) in targets.items():
             if key not in state_dict:
@@ -337,9 +375,13 @@ class Module:
             if np.shape(current) != value.shape:
                 mismatched.append(f"  size mismatch for {key}: the checkpoint has shape "
                                   f"{value.shape}, the model has {np.shape(current)}")
-        if mismatched:
-            raise StateDictError(f"Error(s) in loading state_dict for {type(self).__name__}:\n"
-                                 + "\n".join(mismatched))
+        if mismatched or (strict and (missing or unexpected)):  # every problem, in one message
+            parts = [f"Error(s) in loading state_dict for {type(self).__name__}:"]
+            if strict and missing:
+                parts.append("  missing key(s): " + ", ".join(missing))
+            if strict and unexpected:
+                parts.append("  unexpected key(s): " + ", ".join(unexpected))
+            raise StateDictError("\n".join(parts + mismatched))
         changed = []
         for key, (kind, target) in targets.items():
             if key not in state_dict:
@@ -372,12 +414,22 @@ class Module:
         return path
 
     def load(self, path, strict: bool = True):
-        """Load a file written by ``save`` into this module (in place); returns self."""
+        """Load a file written by ``save`` into this module (in place); returns self.
+
+        The whole file is read and checked against the model before any weight is
+        written, so a damaged file (``ModelFileError``) or one saved from a different
+        architecture (``StateDictError``: missing or unexpected keys, shapes) leaves
+        the model as it was; both errors name the file.
+        """
         path = os.fspath(path)
         if not os.path.exists(path) and os.path.exists(path + ".npz"):
             path += ".npz"
-        with np.load(path) as data:
-            self.load_state_dict({k: data[k] for k in data.files}, strict=strict)
+        state = _read_state_file(path)
+        try:
+            self.load_state_dict(state, strict=strict)
+        except StateDictError as exc:
+            raise StateDictError(f"Module.load: {path!r} was saved from a different model.\n{exc}"
+                                 "\nThe model's weights are unchanged.") from None
         return self
 
     # --- printing ---------------------------------------------------------------------------

@@ -60,7 +60,7 @@ def test_stub_docstring_names_exercise_and_lesson(ex):
     first = stub.__doc__.strip().splitlines()[0]
     assert first.startswith(f"Exercise {ex.id[2:]} · ")
     assert first.endswith(f"(lesson {ex.lesson}).")
-    assert f"-k {ex.id}" in stub.__doc__ and f'check("{ex.id}")' in stub.__doc__
+    assert f"python -m exercises {ex.id}" in stub.__doc__ and f'check("{ex.id}")' in stub.__doc__
 
 
 def test_readme_lists_every_exercise_with_its_lesson():

@@ -3,13 +3,14 @@ the scheduler callback and progress lines, accuracy counts, the history plot."""
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 
 import numpy as np
 import pytest
 
-from minigrad import nn, optim
+from minigrad import fitting, nn, optim
 from minigrad.data import DataLoader
 from minigrad.fitting import History, accuracy_count, evaluate, fit
 from minigrad.train import build_model, load_dataset
@@ -101,3 +102,39 @@ def test_history_plot_writes_a_png(tmp_path):
                  lr=0.1, seconds=0.0)
     h.plot(tmp_path / "curves.png")
     assert (tmp_path / "curves.png").stat().st_size > 1000
+
+
+# --- progress bars that line up ----------------------------------------------------------
+
+def test_epoch_labels_are_equally_wide_with_spaces_html_keeps():
+    labels = [fitting.epoch_label(e, 20) for e in (1, 9, 10, 20)]
+    assert labels[0] == "epoch \u20071/20" and labels[-1] == "epoch 20/20"
+    assert len({len(label) for label in labels}) == 1
+    assert not any("  " in label for label in labels)  # no ASCII run that HTML collapses
+
+
+def test_a_notebook_bar_gets_a_fixed_share_of_its_row():
+    """tqdm's notebook bar flexes into what its label and changing text leave; fixed, the
+    bars of successive epochs line up whatever their texts say."""
+    notebook = pytest.importorskip("tqdm.notebook")
+    pytest.importorskip("ipywidgets")
+    bars = [notebook.tqdm(total=4, desc=fitting.epoch_label(e, 10), display=False,
+                          dynamic_ncols=True) for e in (9, 10)]
+    for bar, postfix in zip(bars, ("loss=0.1, acc=9.0%", "loss=0.0123, acc=100.0%")):
+        fitting.line_up(bar)
+        bar.set_postfix_str(postfix)
+    rows = [[(w.layout.flex, w.layout.min_width) for w in b.container.children] for b in bars]
+    assert rows[0] == rows[1]  # the same geometry whatever the texts say
+    label, progress, text = bars[0].container.children
+    assert text.layout.flex == f"0 1 {fitting.TEXT_WIDTH}"  # the changing text: a fixed box
+    assert progress.layout.flex == "1 1 0"  # the bar: the rest of the row
+    assert bars[0].container.layout.flex_flow == "row nowrap"
+    for bar in bars:
+        bar.close()
+
+
+def test_a_terminal_bar_is_left_alone():
+    std = pytest.importorskip("tqdm")
+    bar = std.tqdm(total=2, desc="epoch 1/2", file=io.StringIO())
+    fitting.line_up(bar)  # no container: nothing to do, no error
+    bar.close()

@@ -52,3 +52,16 @@ def test_the_jit_snippet_prints_the_tape_the_readme_shows():
     with contextlib.redirect_stdout(out):
         exec(compile("import numpy as np\n" + code, "README.md", "exec"), {})
     assert out.getvalue() == shown
+
+
+def test_the_jit_snippet_compiles_with_jit_jit_and_matches_eager_gradients():
+    """``from minigrad import jit`` gives the module; the README calls ``jit.jit(f)`` (issue 31)."""
+    ns: dict = {}
+    code = _blocks(_section("Tracing and fusion"), "python")[0]
+    assert "jit.jit(f)" in code
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(compile("import numpy as np\n" + code, "README.md", "exec"), ns)
+    compiled_grad = ns["x"].grad.copy()
+    ns["x"].grad = None
+    ns["f"](ns["x"], ns["y"]).backward()
+    np.testing.assert_array_equal(compiled_grad, ns["x"].grad)

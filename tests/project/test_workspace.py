@@ -212,3 +212,174 @@ def test_pytest_on_the_workspace_checks_the_students_copies(real_workspace):
         cwd=real_workspace, capture_output=True, text=True, env={"PYTHONPATH": str(ROOT)})
     assert out.returncode == 0, out.stdout + out.stderr
     assert "1 passed, 2 skipped" in out.stdout  # ex02 solved; ex03's two tasks untouched
+
+
+# --- a lesson opened and run is not a lesson edited --------------------------------------
+
+def notebook(*sources, outputs=(), **metadata) -> str:
+    """A small nbformat-4 notebook: one code cell per source, ``outputs`` on the first."""
+    cells = [{"cell_type": "code", "execution_count": None, "metadata": {},
+              "outputs": [], "source": src.splitlines(keepends=True)} for src in sources]
+    if cells and outputs:
+        cells[0]["outputs"] = list(outputs)
+        cells[0]["execution_count"] = 1
+    return json.dumps({"cells": cells, "metadata": {"kernelspec": {"name": "python3"},
+                                                    **metadata},
+                       "nbformat": 4, "nbformat_minor": 4}, indent=1)
+
+
+def opened_in_lab(path) -> None:
+    """What JupyterLab does to a lesson it opens, runs and autosaves: new metadata (kernel
+    display name, language_info, an empty widgets block), outputs, cell ids; no source
+    touched.  (Lab writes sources as strings; the course's are lists of lines.)"""
+    nb = json.loads(path.read_text())
+    nb["metadata"]["kernelspec"]["display_name"] = "Python 3 (ipykernel)"
+    nb["metadata"]["language_info"] = {"name": "python", "version": "3.13.5"}
+    nb["metadata"]["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": {}}}
+    nb["nbformat_minor"] = 5
+    for i, cell in enumerate(nb["cells"]):
+        cell["id"] = f"cell-{i}"
+        cell["source"] = "".join(cell["source"])
+        cell["outputs"] = [{"output_type": "stream", "name": "stdout", "text": "ran\n"}]
+        cell["execution_count"] = i + 1
+    path.write_text(json.dumps(nb))
+
+
+def edit_cell(path, index, text) -> None:
+    nb = json.loads(path.read_text())
+    nb["cells"][index]["source"] = text
+    path.write_text(json.dumps(nb))
+
+
+@pytest.fixture
+def lesson_course(course):
+    (course / "notebooks" / "01_values.ipynb").write_text(notebook("x = 1", "print(x)"))
+    return course
+
+
+def test_a_lesson_opened_run_and_saved_takes_the_course_update(lesson_course, tmp_path):
+    work, lesson = tmp_path / "work", lesson_course / "notebooks" / "01_values.ipynb"
+    ws.sync(lesson_course, work)
+    opened_in_lab(work / "01_values.ipynb")
+    assert ws.sync(lesson_course, work).pending == []  # no course change: nothing happens
+    assert "ran" in (work / "01_values.ipynb").read_text()  # the student's outputs stay
+    lesson.write_text(notebook("x = 2", "print(x)"))  # the course changes a cell
+    report = ws.sync(lesson_course, work)
+    assert report.rerun == ["01_values.ipynb"] and not report.offered
+    assert (work / "01_values.ipynb").read_text() == lesson.read_text()
+    assert not (work / "01_values (course update).ipynb").exists()
+    assert any("not edited its cells" in line for line in report.lines(work))
+
+
+def test_an_output_only_or_metadata_only_difference_takes_the_update(lesson_course, tmp_path):
+    work, lesson = tmp_path / "work", lesson_course / "notebooks" / "01_values.ipynb"
+    ws.sync(lesson_course, work)
+    (work / "01_values.ipynb").write_text(notebook(
+        "x = 1", "print(x)", outputs=[{"output_type": "stream", "name": "stdout",
+                                       "text": "1\n"}]))  # outputs only
+    lesson.write_text(notebook("x = 1", "print(x)", "x + 1"))  # the course adds a cell
+    assert ws.sync(lesson_course, work).rerun == ["01_values.ipynb"]
+    (work / "01_values.ipynb").write_text(notebook("x = 1", "print(x)", "x + 1",
+                                                   widgets={}))  # metadata only
+    lesson.write_text(notebook("x = 1", "print(x)", "x + 2"))
+    assert ws.sync(lesson_course, work).rerun == ["01_values.ipynb"]
+    assert (work / "01_values.ipynb").read_text() == lesson.read_text()
+
+
+def test_a_lesson_whose_cell_was_edited_is_kept_and_the_update_goes_beside(
+        lesson_course, tmp_path):
+    work, lesson = tmp_path / "work", lesson_course / "notebooks" / "01_values.ipynb"
+    ws.sync(lesson_course, work)
+    opened_in_lab(work / "01_values.ipynb")
+    edit_cell(work / "01_values.ipynb", 1, "print(x, 'my note')")
+    mine = (work / "01_values.ipynb").read_text()
+    lesson.write_text(notebook("x = 2", "print(x)"))
+    report = ws.sync(lesson_course, work)
+    assert report.offered == ["01_values.ipynb"] and not report.rerun
+    assert (work / "01_values.ipynb").read_text() == mine
+    assert (work / "01_values (course update).ipynb").read_text() == lesson.read_text()
+
+
+@pytest.mark.parametrize("change", ["add", "delete", "retype"])
+def test_a_changed_cell_list_makes_the_lesson_the_students(lesson_course, tmp_path, change):
+    work, lesson = tmp_path / "work", lesson_course / "notebooks" / "01_values.ipynb"
+    ws.sync(lesson_course, work)
+    nb = json.loads((work / "01_values.ipynb").read_text())
+    if change == "add":
+        nb["cells"].append({"cell_type": "markdown", "metadata": {}, "source": ""})
+    elif change == "delete":
+        del nb["cells"][0]
+    else:
+        nb["cells"][0]["cell_type"] = "markdown"
+    (work / "01_values.ipynb").write_text(json.dumps(nb))
+    lesson.write_text(notebook("x = 2", "print(x)"))
+    assert ws.sync(lesson_course, work).offered == ["01_values.ipynb"]
+    assert json.loads((work / "01_values.ipynb").read_text()) == nb
+
+
+def test_a_lesson_edited_back_to_the_course_version_may_follow_it(lesson_course, tmp_path):
+    """Sources equal to the course's new version: following it loses no cell the student
+    wrote (also how a workspace made by an older kit, with no cell record, is judged)."""
+    work, lesson = tmp_path / "work", lesson_course / "notebooks" / "01_values.ipynb"
+    ws.sync(lesson_course, work)
+    manifest = json.loads((work / ws.MANIFEST).read_text())
+    del manifest["cells"]  # an older kit's manifest
+    (work / ws.MANIFEST).write_text(json.dumps(manifest))
+    (work / "01_values.ipynb").write_text(notebook("x = 2", "print(x)", widgets={}))
+    lesson.write_text(notebook("x = 2", "print(x)"))
+    assert ws.sync(lesson_course, work).rerun == ["01_values.ipynb"]
+
+
+def test_an_older_manifest_without_cell_records_keeps_a_run_lesson_when_unsure(
+        lesson_course, tmp_path):
+    """With no record of the cells it was copied from, a lesson whose cells differ from the
+    course's new version counts as the student's: never overwritten on a guess."""
+    work, lesson = tmp_path / "work", lesson_course / "notebooks" / "01_values.ipynb"
+    ws.sync(lesson_course, work)
+    manifest = json.loads((work / ws.MANIFEST).read_text())
+    del manifest["cells"]
+    (work / ws.MANIFEST).write_text(json.dumps(manifest))
+    opened_in_lab(work / "01_values.ipynb")
+    lesson.write_text(notebook("x = 2", "print(x)"))
+    assert ws.sync(lesson_course, work).offered == ["01_values.ipynb"]
+    assert "ran" in (work / "01_values.ipynb").read_text()
+
+
+def test_an_exercise_stub_keeps_the_byte_rule(course, tmp_path):
+    """A stub differing only in whitespace is still the student's: it is their code."""
+    work = tmp_path / "work"
+    ws.sync(course, work)
+    stub = work / "exercises" / "ex02_mul_backward.py"
+    stub.write_text("stub 2\n")
+    (course / "exercises" / "ex02_mul_backward.py").write_text("stub 2, v2")
+    assert ws.sync(course, work).offered == ["exercises/ex02_mul_backward.py"]
+    assert stub.read_text() == "stub 2\n"
+
+
+def test_a_course_update_copy_only_opened_in_lab_takes_the_next_update(lesson_course, tmp_path):
+    work, lesson = tmp_path / "work", lesson_course / "notebooks" / "01_values.ipynb"
+    ws.sync(lesson_course, work)
+    edit_cell(work / "01_values.ipynb", 0, "x = 10  # mine")
+    lesson.write_text(notebook("x = 2", "print(x)"))
+    ws.sync(lesson_course, work)
+    opened_in_lab(work / "01_values (course update).ipynb")  # opened to compare, run, saved
+    lesson.write_text(notebook("x = 3", "print(x)"))
+    report = ws.sync(lesson_course, work)
+    assert report.offered == ["01_values.ipynb"] and not report.kept
+    assert (work / "01_values (course update).ipynb").read_text() == lesson.read_text()
+    # but one whose cells were edited (a merge by hand) is kept
+    edit_cell(work / "01_values (course update).ipynb", 1, "print(x)  # merged")
+    lesson.write_text(notebook("x = 4", "print(x)"))
+    assert ws.sync(lesson_course, work).kept == ["01_values.ipynb"]
+
+
+def test_cells_hash_reads_types_and_sources_only(tmp_path):
+    path = tmp_path / "a.ipynb"
+    path.write_text(notebook("x = 1", "print(x)"))
+    before = ws.cells_hash(path)
+    opened_in_lab(path)
+    assert ws.cells_hash(path) == before
+    edit_cell(path, 0, "x = 1 ")
+    assert ws.cells_hash(path) != before
+    path.write_text("{not json")
+    assert ws.cells_hash(path) is None  # not a notebook: bytes decide

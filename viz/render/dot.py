@@ -281,6 +281,8 @@ def scalar_fields(n, show_attrs: bool) -> list[tuple[str, bool]]:
 
 
 def _node_line(n, show_attrs: bool, highlighted: bool, stacked: bool = False) -> str:
+    if n.kind == "group":
+        return _group_line(n)
     fill, border = COLORS["module" if n.op == "checkpoint" else n.role]
     width = 0
     style = ' style="rounded"' if n.op == "checkpoint" else ""
@@ -433,6 +435,16 @@ def in_frame(n, modules):
     if modules == "cluster" and n.scope and n.name and n.name.startswith(prefix):
         return dataclasses.replace(n, name=n.name[len(prefix):])
     return n
+
+
+def _group_line(n) -> str:
+    """A box of the overview (``viz.render.overview``): its title, then what it holds."""
+    fill, border = COLORS[n.role]
+    rows = f"<tr>{_td(n.symbol, bold=True)}</tr>" + "".join(
+        f"<tr>{_td(text, align='left')}</tr>" for text in n.detail)
+    label = (f'<table border="2" cellborder="0" cellspacing="0" cellpadding="4" '
+             f'bgcolor="{fill}" color="{border}" style="rounded">{rows}</table>')
+    return f'{n.key} [id="{n.key}", class="{n.classes}", label=<{label}>];'
 
 
 def box_contents(view, boxes, highlight):

@@ -21,14 +21,17 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import math
 import numbers
 import os
+import re
 import shutil
 from html import escape
 from pathlib import Path
 
 from .dot import render_dot
 from .options import LAYOUTS, UNSET, DisplayOptions, resolve
+from .overview import overview_of, overview_title
 from .svg_draw import render_svg
 from .torch_graph import graph_view
 from .view import DRAW_WIDTH, GraphView, is_node
@@ -52,7 +55,8 @@ class DotNotFoundError(RuntimeError):
 
 
 class GraphTooLargeError(ValueError):
-    """The graph has more nodes than ``max_nodes``; see the message for what to do."""
+    """No longer raised by ``draw``, which draws an overview of a big graph instead
+    (``viz.render.overview``); kept so code that catches it still imports."""
 
 
 def dot_available() -> bool:
@@ -93,8 +97,10 @@ class Graph:
     """
 
     def __init__(self, view: GraphView, source: str, options: DisplayOptions, counts: tuple,
-                 highlight=frozenset()):
+                 highlight=frozenset(), full_view: GraphView | None = None):
         self.view = view
+        #: the whole graph's view when ``view`` is its overview (``viz.render.overview``)
+        self.full_view = full_view
         self.source = source
         self.options = options
         self._counts = counts
@@ -112,14 +118,27 @@ class Graph:
     def relabeled(self, grad_labels: dict) -> Graph:
         """This picture with other gradient texts, ``{node id: text}`` (the stepper's:
         a ready-queue replay writes each node's pending count after its gradient).
-        Nodes with no gradient field keep none; ``self`` when nothing changes."""
-        changed = [(vn, grad_labels[vn.id]) for vn in self.view.nodes
+        Nodes with no gradient field keep none; ``self`` when nothing changes.
+
+        A step shows every node, so an overview is redrawn whole, as before overviews
+        existed: up to ``max_nodes`` nodes (a long chain), else ``GraphTooLargeError``
+        (the stepper then says why it shows no picture)."""
+        base = self.view
+        if self.full_view is not None:
+            base, count, limit = self.full_view, len(self.full_view.nodes), self.options.max_nodes
+            if limit is not None and count > limit:
+                exc = GraphTooLargeError(f"this graph has {count:,} nodes, more than "
+                                         f"max_nodes={limit}: drawn as an overview, not node "
+                                         f"by node")
+                exc.count, exc.max_nodes = count, limit
+                raise exc
+        changed = [(vn, grad_labels[vn.id]) for vn in base.nodes
                    if vn.grad_label is not None and vn.id in grad_labels
                    and grad_labels[vn.id] != vn.grad_label]
-        if not changed:
+        if not changed and base is self.view:
             return self
-        view = copy.copy(self.view)
-        view.nodes = [dataclasses.replace(vn) for vn in self.view.nodes]
+        view = copy.copy(base)
+        view.nodes = [dataclasses.replace(vn) for vn in base.nodes]
         view.by_id = {vn.id: vn for vn in view.nodes}
         for vn in view.nodes:
             if vn.grad_label is not None and vn.id in grad_labels:
@@ -210,7 +229,7 @@ class Graph:
         note = "".join(f"<p><small>{escape(text)}</small></p>" for text in self.view.notes)
         if self.layout == "builtin" and self.options.layout == "auto":  # dot was not there
             note += f'<p><small>{escape(BUILTIN_NOTE + INSTALL_HINT)}</small></p>'
-        return f'<div class="minigrad-graph" style="overflow:auto">{svg}{note}</div>'
+        return f'<div class="minigrad-graph" style="overflow:auto">{readable(svg)}{note}</div>'
 
     def _repr_svg_(self) -> str | None:
         try:
@@ -221,6 +240,29 @@ class Graph:
     def __repr__(self) -> str:
         nodes, edges = self._counts
         return f"<Graph {nodes} nodes, {edges} edges>"
+
+
+#: the smallest node text (CSS px) a notebook may shrink a picture to
+MIN_TEXT_PX = 10.0
+_NODE_TEXT_PT = 11.0  # the node font size of both renderers, in points
+
+
+def readable(svg: str) -> str:
+    """``svg`` with a ``min-width`` that keeps its node text at least ``MIN_TEXT_PX`` high.
+
+    JupyterLab (and Notebook 7) fit a picture to the cell (``max-width: 100%``): an
+    1,700 px wide graph in an 800 px cell would show 11 pt text at 7 px.  CSS lets
+    ``min-width`` win over ``max-width``, so the picture shrinks only down to readable
+    text, then scrolls sideways in its ``overflow: auto`` box.  (Both renderers draw node
+    text 11 user units high, one unit a point at full size.)"""
+    head = svg[:svg.find(">") + 1]
+    # 11 user units of text shown at (shown px / user units across) px each
+    across = re.search(r'\sviewBox="[-\d.]+ [-\d.]+ ([\d.]+) ', head) or re.search(
+        r'\swidth="([\d.]+)pt"', head)
+    if across is None or "style=" in head:
+        return svg
+    least = float(across.group(1)) * MIN_TEXT_PX / _NODE_TEXT_PT
+    return f'<svg style="min-width:{math.ceil(least)}px"' + svg[4:]
 
 
 def strip_prolog(svg: str) -> str:
@@ -251,6 +293,8 @@ def draw(
     saved_values: dict | None = UNSET,
     layout: str = UNSET,
     orders=UNSET,
+    overview=UNSET,
+    expand=UNSET,
 ) -> Graph:
     """Draw the graph behind ``root`` (a Value/Tensor, a list of them, or a Tape), or
     PyTorch's backward graph behind a torch tensor (``viz.render.torch_graph``).
@@ -274,8 +318,16 @@ def draw(
       scopes); ``None`` picks the first level with more than one module;
     * ``highlight``: nodes (or their ids) to outline in red; an edge between
       two highlighted nodes is highlighted too;
-    * ``max_nodes``: refuse graphs with more nodes than this (1000; ``None``: no
-      limit); dot takes long and the picture is unreadable past a few hundred;
+    * ``overview``: ``"auto"`` (default): a graph of more than ``max_nodes`` nodes
+      (1000), or with a chain of 64 ops, is drawn as an overview: repeated structure
+      (batch examples, neurons, layers) grouped into boxes with counts, ``tanh × 16``,
+      ``example × 100``, and long chains folded, ``… 349 ops: tanh``; the caption says
+      so.  ``True`` always, ``False`` never: every node (slow past a few thousand);
+    * ``expand``: names of groups to open (the title before ``×``: ``"example"``,
+      ``"layers.0.neurons.*"``, or a key ``"g_2"``): one unit is drawn, itself as an
+      overview, beside a box for the others.  ``viz.render.overview`` says how groups are found;
+    * ``max_nodes``: above this many nodes ``overview="auto"`` draws the overview
+      (1000; ``None``: only for long chains);
     * ``digits``: decimals shown (4); ``preview``: tensors with at most this many
       elements (6) show their values; ``legend``: add a colour legend;
       ``edge_labels``: number each edge with its input slot (which input of
@@ -301,30 +353,17 @@ def draw(
         show_saved=show_saved, show_attrs=show_attrs, modules=modules, depth=depth,
         highlight=highlight, max_nodes=max_nodes, digits=digits, preview=preview,
         legend=legend, edge_labels=edge_labels, title=title, saved_values=saved_values,
-        layout=layout, orders=orders))
+        layout=layout, orders=orders, overview=overview, expand=expand))
     highlighted = _ids(opts.highlight)
-    view = graph_view(root, options=opts, width=DRAW_WIDTH)  # (a torch tensor too)
-    max_nodes = opts.max_nodes
-    if max_nodes is not None and opts.modules != "box" and len(view.nodes) > max_nodes:
-        raise _too_large(len(view.nodes), max_nodes)
+    full = graph_view(root, options=opts, width=DRAW_WIDTH)  # (a torch tensor too)
+    view = overview_of(full, opts, "draw")
+    if view is not full and opts.title is None:
+        opts = opts.replace(title=overview_title(full))
     dot = render_dot(view, rankdir=opts.rankdir, show_attrs=opts.show_attrs,
                      modules=opts.modules, depth=opts.depth, highlight=highlighted,
                      legend=opts.legend, edge_labels=opts.edge_labels, title=opts.title)
-    if max_nodes is not None and dot.nodes > max_nodes:
-        raise _too_large(dot.nodes, max_nodes)
-    return Graph(view, dot.source, opts, (dot.nodes, dot.edges), highlighted)
-
-
-def _too_large(count: int, max_nodes: int) -> GraphTooLargeError:
-    exc = GraphTooLargeError(
-        f"draw: this graph has {count:,} nodes, more than max_nodes={max_nodes}; "
-        f"graphviz would take long and the picture would be unreadable. Try "
-        f"viz.text(root) for the text tree, draw(..., modules='box') to collapse "
-        f"each module into one box, drawing a smaller piece of the graph (e.g. one "
-        f"layer's output), or draw(..., max_nodes=None) to draw it anyway."
-    )
-    exc.count, exc.max_nodes = count, max_nodes
-    return exc
+    return Graph(view, dot.source, opts, (dot.nodes, dot.edges), highlighted,
+                 full if view is not full else None)
 
 
 def _ids(items) -> frozenset:

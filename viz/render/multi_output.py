@@ -16,7 +16,8 @@ from minigrad.engines.output_grads import OutputGrads, Outputs
 
 from .numbers import format_shape
 
-__all__ = ["is_record", "record_summary", "show_record", "output_nr", "OutputGrads",
+__all__ = ["is_record", "record_summary", "show_record", "output_nr", "edge_output_nr",
+           "output_grads_label", "OutputGrads",
            "output_grads_text", "unused_outputs", "Outputs"]
 
 
@@ -29,10 +30,23 @@ def record_summary(node) -> str:
 
 def show_record(vn, node) -> None:
     """Make view node ``vn`` of record ``node`` an op node: its outputs' shapes where a
-    value would be, no gradient field (each output shows its own), the outputs' kind."""
+    value would be, no gradient field (each output shows its own), the outputs' kind.
+
+    A record whose outputs have no nodes of their own (a PyTorch Node,
+    ``viz.stepper.torch_recording``: ``holds_output_grads``) keeps its gradient field,
+    one entry per output (``output_grads_label``)."""
     vn.data = record_summary(node)
-    vn.grad = vn.grad_label = vn.shape = vn.dtype = vn.grad_norm = None
+    vn.shape = vn.dtype = vn.grad_norm = None
+    if not getattr(node, "holds_output_grads", False):
+        vn.grad = vn.grad_label = None
     vn.kind = "tensor" if any(isinstance(x, np.ndarray) for x in node.data) else "scalar"
+
+
+def output_grads_label(og, fmt) -> str:
+    """The ``grad …`` text of a record holding its outputs' gradients: ``grad (0: norm
+    2.1000; 1: —)`` (``fmt`` writes one output's gradient as a node's field would)."""
+    return "grad (" + "; ".join(f"{k}: {'—' if g is None else fmt(g)}"
+                                for k, g in enumerate(og.grads)) + ")"
 
 
 def output_nr(node) -> int | None:
@@ -40,6 +54,17 @@ def output_nr(node) -> int | None:
     if node.op is OUTPUT:
         return node.attrs["output_nr"]
     return None
+
+
+def edge_output_nr(node, slot: int) -> int | None:
+    """The output number written on the edge into ``node``'s input ``slot``: which output
+    of a multi-output op it reads.  A minigrad output node says it itself (``output_nr``);
+    a node that reads outputs directly lists them per input (``output_nrs``: a PyTorch
+    Node's ``next_functions``, ``viz.stepper.torch_recording``)."""
+    nrs = getattr(node, "output_nrs", None)
+    if nrs is not None:
+        return nrs[slot] if slot < len(nrs) else None
+    return output_nr(node)
 
 
 def output_grads_text(og, fmt) -> str:

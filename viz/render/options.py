@@ -27,12 +27,13 @@ from minigrad.formatting import DIGITS
 from .derivative_orders import check_orders
 from .numbers import check_options
 
-__all__ = ["DisplayOptions", "RANKDIRS", "MODULES", "LAYOUTS", "UNSET", "resolve"]
+__all__ = ["DisplayOptions", "RANKDIRS", "MODULES", "LAYOUTS", "OVERVIEWS", "UNSET", "resolve"]
 
 #: ``"auto"`` (the default) picks LR or TB from the graph's shape: see ``viz.render.direction``.
 RANKDIRS = ("auto", "LR", "TB", "RL", "BT")
 MODULES = ("cluster", "box", None)
 LAYOUTS = ("auto", "dot", "builtin")
+OVERVIEWS = ("auto", True, False)
 
 
 class _Unset:
@@ -69,6 +70,12 @@ class DisplayOptions:
     program, or ``"auto"``: dot when installed; see ``viz.draw``).
     Text tree: ``ids``, ``max_indent`` (see ``viz.text``).
 
+    Big graphs (``viz.render.overview``): ``overview`` is ``"auto"`` (a picture of more
+    than ``max_nodes`` nodes, or with a chain of 64 ops, is an overview: repeated structure
+    grouped into boxes with counts, long chains folded; the text tree stays whole), ``True``
+    (the picture and the text tree are overviews) or ``False`` (every node);
+    ``expand`` names groups of the overview to open (``"example"``, ``"layers.0.neurons.*"``).
+
     Gradient graphs (``create_graph=True``): ``orders`` says which derivative
     orders are shown, ``"all"`` (the forward graph and its gradients' graphs,
     each order in its own colour), ``"gradient"`` (orders 1 and up) or an order
@@ -96,6 +103,8 @@ class DisplayOptions:
     ids: bool = False
     max_indent: int = 40
     orders: Any = "all"
+    overview: Any = "auto"
+    expand: Any = ()
 
     def __post_init__(self):
         _check("DisplayOptions", self._fields())
@@ -126,6 +135,15 @@ def _check(where: str, values: dict) -> None:
                          f"{values['modules']!r}")
     if "orders" in values:
         check_orders(where, values["orders"])
+    if "overview" in values and not (isinstance(values["overview"], bool)
+                                     or values["overview"] == "auto"):
+        raise ValueError(f"{where}: overview must be 'auto', True or False, got "
+                         f"{values['overview']!r}")
+    if "expand" in values and not (isinstance(values["expand"], str) or (
+            isinstance(values["expand"], (list, tuple, set, frozenset))
+            and all(isinstance(x, str) for x in values["expand"]))):
+        raise TypeError(f"{where}: expand takes a group's name or a list of names (strings), "
+                        f"got {values['expand']!r}")
     if "layout" in values and values["layout"] not in LAYOUTS:
         raise ValueError(f"{where}: layout must be one of {LAYOUTS}, got {values['layout']!r}")
 

@@ -47,7 +47,11 @@ the changelog):
   nodes have none), and a last line counts the nodes per order,
   ``nodes: 12 (order 0: 5, order 1: 7)`` (``minigrad.memory.orders_text``); with
   ``orders=`` some orders only are printed, and a node of another order they
-  use is a stub: ``[stub]``, its inputs not followed (``viz.render.derivative_orders``).
+  use is a stub: ``[stub]``, its inputs not followed (``viz.render.derivative_orders``);
+* ``overview=True`` prints the overview ``viz.draw`` draws for a big graph
+  (``viz.render.overview``): a box is one line, its title then what it holds,
+  ``example × 100  each 643 ops:  layers.0.neurons.* × 16 (2 mul, 2 add, relu)  …``, and a
+  last ``note:`` line says it is an overview and how to see every node.
 """
 
 from __future__ import annotations
@@ -56,6 +60,7 @@ from minigrad.memory import order_counts, orders_text
 
 from .derivative_orders import order_mark
 from .options import UNSET, DisplayOptions, resolve
+from .overview import overview_of
 from .torch_graph import graph_view
 from .view import GraphView
 
@@ -76,6 +81,8 @@ def text(
     ids: bool = UNSET,
     max_indent: int = UNSET,
     orders=UNSET,
+    overview=UNSET,
+    expand=UNSET,
 ) -> str:
     """The graph behind ``root`` (a Value/Tensor, a list of them, or a Tape) as a tree;
     a torch tensor gives PyTorch's backward graph (``viz.render.torch_graph``).
@@ -88,13 +95,16 @@ def text(
     elements before numpy summarises with ``...`` (6); ``ids`` prefixes each line
     with the node's ``#id``; past ``max_indent`` levels (40) lines stop indenting and
     say their depth instead; ``orders`` prints some derivative orders only
-    (``viz.render.derivative_orders``).
+    (``viz.render.derivative_orders``); ``overview=True`` prints the overview
+    ``viz.draw`` draws for a big graph (groups with counts, folded chains; ``expand=``
+    opens groups, see ``viz.render.overview``), ``"auto"`` and ``False``: every node.
     """
     opts = resolve("viz.text", options, dict(
         params=params, scopes=scopes, show_grad=show_grad, show_saved=show_saved,
         digits=digits, width=width, preview=preview, ids=ids, max_indent=max_indent,
-        orders=orders))
-    return render_text(graph_view(root, options=opts), options=opts)  # (a torch tensor too)
+        orders=orders, overview=overview, expand=expand))
+    view = graph_view(root, options=opts)  # (a torch tensor too)
+    return render_text(overview_of(view, opts, "viz.text"), options=opts)
 
 
 def print_graph(root, **options) -> None:
@@ -167,6 +177,8 @@ def _line(n, ids: bool) -> str:
         parts.append(f"data={n.data}")
     if n.grad is not None:
         parts.append(f"grad={n.grad}")
+    if n.kind == "group":  # a box of the overview: what it holds
+        parts.extend(n.detail)
     if n.saved is None:
         parts.append("saved=released")
     elif n.saved:

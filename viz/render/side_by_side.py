@@ -28,6 +28,19 @@ requires grad unless it is a ``Tensor`` made with ``requires_grad=False``
 Both outputs are differentiated (``backward()``, with a gradient of ones for an
 output that is not a scalar), drawn with ``viz.draw`` (every ``DisplayOptions``
 keyword passes through: ``layout``, ``rankdir``, ``show_saved`` ...) and compared.
+With a model (``params``: a Module or a pair), minigrad's call is recorded with
+``minigrad.nn.record_scopes``, so its drawing frames each module's nodes (``modules=
+"box"`` / ``"cluster"``), and PyTorch's frames them from the torch model's parameter
+names (``torch_view``'s ``scopes=``).
+
+Several outputs: ``f`` may return a tuple (or list) of tensors, the same number on
+both sides.  Each output gets a row of the table, and both graphs are drawn with all
+of them as roots.  The gradients are seeded as for the sum of every element of every
+output, ``L = Σₖ Σᵢ outₖ[i]``: each output's backward starts from ones (minigrad runs
+one backward per output, keeping the graph until the last; PyTorch one
+``torch.autograd.backward`` over all), so a leaf's gradient row compares
+``∂L/∂leaf = Σₖ (its gradient through output k)``.  An output that does not depend on
+any leaf (no ``grad_fn`` in PyTorch) is compared but not differentiated.
 
 How nodes are paired (deterministic, bottom-up)
 -----------------------------------------------
@@ -65,6 +78,7 @@ the ``[torch]`` extra.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 import inspect
@@ -143,23 +157,29 @@ class SideBySide:
     the rows of the table, ``agrees`` whether every row agrees.
     """
 
-    def __init__(self, minigrad: Graph, torch: Graph, pairs, unpaired, output: Row, grads,
+    def __init__(self, minigrad: Graph, torch: Graph, pairs, unpaired, outputs, grads,
                  dtype: str, tol: float):
         self.minigrad, self.torch = minigrad, torch
         self.pairs: list[Pair] = pairs
         self.unpaired: list[Unpaired] = unpaired
-        self.output, self.grads = output, list(grads)
+        #: one row per output of ``f`` (``output``: the first, the only one usually)
+        self.outputs: list[Row] = [outputs] if isinstance(outputs, Row) else list(outputs)
+        self.grads = list(grads)
         self.dtype, self.tol = dtype, tol
 
     @property
+    def output(self) -> Row:
+        return self.outputs[0]
+
+    @property
     def agrees(self) -> bool:
-        return self.output.agrees and all(r.agrees for r in self.grads)
+        return all(r.agrees for r in self.outputs) and all(r.agrees for r in self.grads)
 
     # --- text --------------------------------------------------------------------
     def table(self) -> str:
         """The comparison as text: output, one row per gradient, the graphs' pairing."""
         rows = [("", "shape", "max |Δ|", "rel Δ", "verdict")]
-        rows.append(_cells(self.output, "output"))
+        rows.extend(_cells(r, r.name) for r in self.outputs)
         rows.extend(_cells(r, f"grad {r.name}") for r in self.grads)
         widths = [max(len(r[k]) for r in rows) for k in range(4)]
         lines = [f"minigrad vs PyTorch ({self.dtype}, tol {_num(self.tol)})"]
@@ -172,7 +192,8 @@ class SideBySide:
     def _summary(self) -> str:
         mg, pt = len(self.minigrad.view.nodes), len(self.torch.view.nodes)
         bad = [r.name for r in self.grads if not r.agrees]
-        head = ("every gradient agrees" if not bad and self.output.agrees else
+        outputs_agree = all(r.agrees for r in self.outputs)
+        head = ("every gradient agrees" if not bad and outputs_agree else
                 f"{len(bad)} of {len(self.grads)} gradients differ ({', '.join(bad)})" if bad
                 else "the gradients agree but the output differs")
         return (f"{head}; graphs: minigrad {mg} nodes, PyTorch {pt} nodes, "
@@ -279,7 +300,7 @@ def side_by_side(f, *inputs, params=None, names=None, dtype="float64", tol=None,
     """
     from minigrad import Tensor
     from minigrad.interop import from_torch, import_torch, to_torch
-    from minigrad.nn import Module
+    from minigrad.nn import Module, record_scopes
 
     torch = import_torch("viz.side_by_side")
     f_mg, f_t = _functions(f)
@@ -330,27 +351,36 @@ def side_by_side(f, *inputs, params=None, names=None, dtype="float64", tol=None,
         mg_named.update(mg_model.named_parameters())
         t_named.update(_torch_names(mg_model, t_model))
 
-    out_mg = _one_output(f_mg(*mg_args, **mg_kw), Tensor, "minigrad")
-    out_t = _one_output(f_t(*t_args, **t_kw), torch.Tensor, "PyTorch")
-    if out_t.grad_fn is None:
-        raise ValueError("side_by_side: PyTorch's output has no grad_fn: it does not depend "
-                         "on any input that requires grad")
-    out_mg.backward(None if out_mg.data.size == 1 else np.ones_like(out_mg.data))
-    out_t.backward(None if out_t.numel() == 1 else torch.ones_like(out_t))
+    with (record_scopes() if mg_model is not None else contextlib.nullcontext()) as scopes:
+        outs_mg = _outputs(f_mg(*mg_args, **mg_kw), Tensor, "minigrad")
+    outs_t = _outputs(f_t(*t_args, **t_kw), torch.Tensor, "PyTorch")
+    if len(outs_mg) != len(outs_t):
+        raise ValueError(f"side_by_side: the minigrad function returned {len(outs_mg)} "
+                         f"outputs and the PyTorch one {len(outs_t)}")
+    _backward_both(outs_mg, outs_t, torch)
 
     options = draw_options.get("options")
     if draw_options.get("rankdir", "auto") == "auto" and (
             options is None or options.rankdir == "auto"):  # one direction for both: top-down
         draw_options["rankdir"] = "TB"  # fits a half-width column
-    g_mg = draw(out_mg, params=mg_named, **draw_options)
-    g_t = draw(out_t, params=t_named, **draw_options)
+    one = len(outs_mg) == 1
+    g_mg = draw(outs_mg[0] if one else outs_mg, params=mg_named,
+                **({"scopes": scopes} if scopes else {}), **draw_options)
+    g_t = draw(outs_t[0] if one else outs_t, params=t_named,
+               **({"scopes": t_model} if t_model is not None else {}), **draw_options)
     pairs, unpaired = pair_views(g_mg.view, g_t.view)
-    comparison_dtype = str(out_mg.data.dtype)
+    comparison_dtype = str(outs_mg[0].data.dtype)
     tol = TOLERANCES.get(comparison_dtype, 1e-2) if tol is None else float(tol)
-    output = _compare("output", out_mg.data, _host(out_t), comparison_dtype, tol)
-    if not output.agrees and output.verdict == "differs":
-        output = dataclasses.replace(output, verdict="differs: " + "; ".join(_graph_reasons(
-            None, g_mg.view, g_t.view, unpaired)))
+    outputs = []
+    for k, (a, b) in enumerate(zip(outs_mg, outs_t)):
+        row = _compare("output" if one else f"output {k}", a.data, _host(b), comparison_dtype,
+                       tol)
+        if not row.agrees and row.verdict == "differs":
+            row = dataclasses.replace(row, verdict="differs: " + "; ".join(_graph_reasons(
+                None, g_mg.view, g_t.view, unpaired)))
+        outputs.append(row)
+    output = outputs[0] if all(r.agrees for r in outputs) else next(
+        r for r in outputs if not r.agrees)
     grads = []
     for name in mg_named:
         a, b = mg_named[name], t_named.get(name)
@@ -365,7 +395,7 @@ def side_by_side(f, *inputs, params=None, names=None, dtype="float64", tol=None,
         grads.append(row)
     tags = _tags(pairs, unpaired)
     return SideBySide(_tagged(g_mg, tags["minigrad"]), _tagged(g_t, tags["PyTorch"]), pairs,
-                      unpaired, output, grads, comparison_dtype, tol)
+                      unpaired, outputs, grads, comparison_dtype, tol)
 
 
 def _functions(f):
@@ -410,11 +440,30 @@ def _torch_names(mg_model, t_model) -> dict:
     return out
 
 
-def _one_output(out, kind, side):
-    if not isinstance(out, kind):
-        raise TypeError(f"side_by_side: the {side} function must return one tensor, got "
-                        f"{type(out).__name__}")
-    return out
+def _outputs(out, kind, side) -> list:
+    """``f``'s result as a list of tensors: one tensor, or a tuple/list of them."""
+    outs = list(out) if isinstance(out, (tuple, list)) else [out]
+    bad = [type(o).__name__ for o in outs if not isinstance(o, kind)]
+    if bad or not outs:
+        raise TypeError(f"side_by_side: the {side} function must return a tensor or a tuple "
+                        f"of tensors, got {type(out).__name__}"
+                        + (f" holding a {bad[0]}" if bad and isinstance(out, (tuple, list))
+                           else ""))
+    return outs
+
+
+def _backward_both(outs_mg, outs_t, torch) -> None:
+    """Both backward passes, seeded as for ``Σₖ Σᵢ outₖ[i]`` (ones into every output that
+    depends on a leaf; the module docstring says why)."""
+    live_t = [o for o in outs_t if o.grad_fn is not None]
+    if not live_t:
+        raise ValueError("side_by_side: PyTorch's output has no grad_fn: it does not depend "
+                         "on any input that requires grad")
+    live_mg = [o for o in outs_mg if o.requires_grad]
+    for k, o in enumerate(live_mg):  # (the graph is kept until the last output's pass)
+        o.backward(None if o.data.size == 1 else np.ones_like(o.data),
+                   retain_graph=k < len(live_mg) - 1)
+    torch.autograd.backward(live_t, [torch.ones_like(o) for o in live_t])
 
 
 def _host(t) -> np.ndarray:
@@ -515,8 +564,10 @@ def pair_views(mg, pt) -> tuple[list[Pair], list[Unpaired]]:
                   note.get(i)) for i in mg_order if i in partner]
     unpaired = [Unpaired("minigrad", i, _what(mg.by_id[i]), _mg_reason(mg.by_id[i]))
                 for i in mg_order if i not in partner]
+    # (PyTorch's no-grad inputs, drawn grey, are minigrad's data and constants: those
+    # are listed once, on minigrad's side)
     unpaired += [Unpaired("PyTorch", j, _what(pt.by_id[j]), _pt_reason(pt, j, back))
-                 for j in pt_order if j not in back]
+                 for j in pt_order if j not in back and pt.by_id[j].requires_grad]
     return pairs, unpaired
 
 
@@ -570,7 +621,8 @@ def _what_pair(a, b) -> str:
 
 def _mg_reason(vn) -> str:
     if vn.is_leaf and not vn.requires_grad:
-        return "data or a constant (needs no gradient): PyTorch records no Node for it"
+        return ("data or a constant (needs no gradient): PyTorch records no Node for it "
+                "(its drawing shows a grey input)")
     if vn.is_leaf:
         return "a leaf PyTorch's graph does not have"
     return "no PyTorch Node of this kind reads the same paired inputs"

@@ -139,6 +139,13 @@ def node_card(n, show_attrs: bool, colors: dict, highlighted: bool,
     scalar card has one field a row (``viz.render.dot.stacks_fields``), as dot draws it; a node
     of order >= 1 starts with its mark on a band of its order's colour
     (``viz.render.derivative_orders``)."""
+    if n.kind == "group":  # a box of the overview (viz.render.overview)
+        fill, border = colors[n.role]
+        card = Card(n.key, "node " + n.classes, fill, border, [], 2.0, cell_borders=False,
+                    rounded=True)
+        rows = [[Cell([visible(n.symbol)], bold=True)]]
+        rows += [[Cell([visible(t)], align="left")] for t in n.detail]
+        return _stack(card, rows)
     fill, border = colors["module" if n.op == "checkpoint" else n.role]  # a collapsed block
     cls = "node " + n.classes
     outline = 0.0

@@ -26,9 +26,20 @@ in a ``try``, never trusted to exist):
   Module the calling code holds in a variable, as for minigrad);
 * **values**: torch keeps no value in its Nodes, so an op shows the shape and
   dtype of what it produced (``_input_metadata``); the root shows its value,
-  leaves show values and gradients (copied to the host: ``.detach().cpu()``).
+  leaves show values and gradients (copied to the host: ``.detach().cpu()``, then
+  numpy, in ``host_array``).  A CUDA tensor is drawn the same way, its values copied
+  to the host for the picture and the panel.  That path is **untested on real CUDA**
+  (there is no GPU where this was written): the tests run it with a tensor subclass
+  that reports a ``cuda:0`` device and refuses ``.numpy()`` until ``.cpu()`` is
+  called, as a CUDA tensor does.
   Gradients live on leaves only (and on a root that ``retain_grad()``s):
   other nodes have no grad field;
+* **no-grad inputs**: an input that needs no gradient is ``(None, 0)`` in
+  ``next_functions`` and has no Node; it is drawn as a grey ``input`` leaf
+  (``NoGradInput``, numbered just before the Node reading it), so ``x * 2.0`` shows
+  both arguments: with its value when the Node saved it (``_saved_other`` of
+  ``MulBackward0``, ``_saved_mat1`` of ``AddmmBackward0``: ``saved_input``), else
+  with its place only (named ``input 1``, its value ``value not saved``);
 * **edges**: ``e_<child>_<parent>_<slot>``, ``slot`` the input's place in
   ``next_functions``; from a Node with several outputs (``split``) an edge is
   numbered by ``input_nr``, which output it carries (class ``multi`` on the node);
@@ -74,8 +85,9 @@ from .view import (
 
 __all__ = ["is_torch", "graph_view", "torch_view", "torch_symbol", "torch_op_name", "kit_op",
            "forward_name",
-           "walk_nodes", "node_inputs", "node_outputs", "torch_node_name", "is_leaf_node",
-           "host_array", "model_in_caller", "RELEASED"]
+           "walk_nodes", "number_nodes", "node_inputs", "node_outputs", "torch_node_name", "is_leaf_node",
+           "host_array", "model_in_caller", "RELEASED", "NoGradInput", "saved_input",
+           "read_saved", "Unreadable", "setting_text", "NOT_SAVED"]
 
 #: what a saved tensor freed by ``backward()`` reads as
 RELEASED = "released by backward"
@@ -96,7 +108,11 @@ def is_torch(obj) -> bool:
 
 
 def _torch_type(obj) -> bool:
-    return type(obj).__module__.split(".")[0] == "torch"
+    """torch's own types by module name, and subclasses of ``torch.Tensor`` (a library's
+    tensor subclass) by their bases: no import of torch either way."""
+    cls = type(obj)
+    return cls.__module__.split(".")[0] == "torch" or any(
+        c.__module__ == "torch" and c.__name__ == "Tensor" for c in cls.__mro__)
 
 
 def graph_view(root, *, options: DisplayOptions | None = None, **keywords) -> GraphView:
@@ -175,6 +191,19 @@ def walk_nodes(roots) -> list:
     return order
 
 
+def number_nodes(order) -> tuple[dict, dict]:
+    """``({Node: id}, {(Node, slot): id})``: a counter in walk order, each Node's no-grad
+    inputs (``(None, 0)`` in its ``next_functions``) numbered just before it, so inputs
+    come before the Nodes using them, and the same graph gets the same ids."""
+    ids, input_ids = {}, {}
+    for fn in order:
+        for slot, (parent, _) in enumerate(node_inputs(fn)):
+            if parent is None:
+                input_ids[fn, slot] = len(ids) + len(input_ids)
+        ids[fn] = len(ids) + len(input_ids)
+    return ids, input_ids
+
+
 def torch_node_name(fn) -> str:
     try:
         return str(fn.name())
@@ -202,9 +231,10 @@ def torch_view(
     """The ``GraphView`` of the autograd graph behind torch tensor(s) ``roots``.
 
     Takes ``build_view``'s keywords (see the module docstring for what each
-    part of the view is); ``scopes`` and ``saved_values`` are minigrad's and are
-    ignored here.  A tensor without ``grad_fn`` has no graph: a ``ValueError``
-    says why.
+    part of the view is); ``saved_values`` is minigrad's and is ignored here, and
+    ``scopes`` may be a ``torch.nn.Module`` whose modules frame the nodes when
+    ``params`` names the leaves some other way (a dict: ``viz.side_by_side``).  A
+    tensor without ``grad_fn`` has no graph: a ``ValueError`` says why.
     """
     import torch
 
@@ -218,9 +248,11 @@ def torch_view(
         _check_has_graph(t, torch)
     root_fns = list(dict.fromkeys(t.grad_fn for t in tensors))
     order = walk_nodes(root_fns)
-    ids = {fn: k for k, fn in enumerate(order)}
+    ids, input_ids = number_nodes(order)
     leaves = [fn for fn in order if is_leaf_node(fn)]
     model = opts.params if isinstance(opts.params, torch.nn.Module) else None
+    if model is None and isinstance(opts.scopes, torch.nn.Module):
+        model = opts.scopes  # (names from params=, module boxes from this model)
     if opts.params is None:
         model = model_in_caller({fn.variable for fn in leaves}, torch)
         names = _param_names(model)
@@ -239,6 +271,10 @@ def torch_view(
         for slot, (parent, input_nr) in enumerate(node_inputs(fn)):
             if parent is None:  # an input that needs no gradient (data, a constant)
                 uses_data.add(nid)
+                cid = input_ids[fn, slot]
+                nodes.append(_no_grad_node(NoGradInput(fn, slot, torch), cid, opts))
+                inputs.append(cid)
+                edges.append(ViewEdge(nid, cid, slot))
                 continue
             inputs.append(ids[parent])
             multi = len(outputs[parent]) > 1
@@ -355,13 +391,79 @@ def _op_node(fn, nid, root, outputs, opts, torch) -> ViewNode:
     return vn
 
 
+# --------------------------------------------------------------------- no-grad inputs
+
+#: what a no-grad input shows when nothing tells its value
+NOT_SAVED = "value not saved"
+
+#: the saved attribute holding each input of a Node, in ``next_functions`` order, where
+#: they are not ``self, other`` (the names of ATen's arguments, which ``_saved_*`` keep)
+INPUT_NAMES = {"AddmmBackward0": ("self", "mat1", "mat2"), "MmBackward0": ("self", "mat2"),
+               "BmmBackward0": ("self", "mat2"), "MvBackward0": ("self", "vec"),
+               "AddmvBackward0": ("self", "mat", "vec"), "PowBackward1": ("self", "exponent"),
+               "MseLossBackward0": ("self", "target"), "L1LossBackward0": ("self", "target"),
+               "BinaryCrossEntropyBackward0": ("self", "target", "weight")}
+
+
+class NoGradInput:
+    """Input ``slot`` of Node ``fn`` that needs no gradient: ``next_functions`` says
+    ``(None, 0)`` for it (data, a constant such as the ``2.0`` of ``x * 2.0``), so it has
+    no Node of its own.  ``value``: the tensor or number it was, when it can be known: a
+    value given (the stepper's capture of the forward call), else the Node's saved
+    tensor of that input's name (``_saved_other`` of ``MulBackward0``), else ``None``:
+    the view shows its position only."""
+
+    __slots__ = ("fn", "slot", "value")
+
+    def __init__(self, fn, slot: int, torch, value=None):
+        self.fn, self.slot = fn, slot
+        self.value = value if value is not None else saved_input(fn, slot, torch)
+
+
+def saved_input(fn, slot: int, torch):
+    """The tensor Node ``fn`` saved for its input ``slot`` (``None``: it saved none)."""
+    names = INPUT_NAMES.get(torch_node_name(fn), ("self", "other"))
+    if slot >= len(names):
+        return None
+    try:
+        v = getattr(fn, f"_saved_{names[slot]}")
+    except Exception:  # not saved, unreadable in this version, or freed by backward
+        return None
+    return v if isinstance(v, torch.Tensor) else None
+
+
+def _no_grad_node(inp: NoGradInput, nid: int, opts) -> ViewNode:
+    """A grey ``input`` leaf for a no-grad input: its value when known, else named by
+    its place (``input 1``)."""
+    vn = ViewNode(nid, node_key(nid), "input", True, False, "tensor", None, None, None, "",
+                  None, node=inp, multi=False)
+    v = inp.value
+    if v is None:  # named by its place, so the op's expression reads "x + input 1"
+        vn.kind, vn.name, vn.data = "scalar", f"input {inp.slot}", NOT_SAVED
+    elif _torch_type(v):
+        _fill_values(vn, v, False, opts)
+    else:
+        vn.kind, vn.data = "scalar", format_number(v, opts.digits)
+    return vn
+
+
 # --------------------------------------------------------------------- saved values
 
 
-def _saved_items(fn, nid, opts, notes, torch) -> tuple:
-    """What Node ``fn`` saved for backward: one ``SavedItem`` per saved tensor
-    (``self: (3, 4) float32 48 B``), then one for its other values together
-    (``dim=0, self_sym_sizes=(3, 4)``); ``None`` values (nothing saved) are left out."""
+class Unreadable(str):
+    """A saved value that could not be read, as the text the view shows for it."""
+
+
+def read_saved(fn, torch, notes: dict | None = None) -> list:
+    """``[(name, value)]``: what Node ``fn`` saved for backward, ``_saved_self`` and
+    ``_saved_other`` first, the rest by name (a custom Function: its ``saved_tensors``).
+
+    A value is what the attribute gives (a tensor, a tuple of tensors, a size, a
+    number), ``RELEASED`` (as an ``Unreadable``) once a backward without
+    ``retain_graph=True`` freed it, or an ``Unreadable`` reason.  An attribute this
+    torch version lists but cannot read is left out, and ``notes`` says so once.
+    """
+    notes = {} if notes is None else notes
     if isinstance(fn, torch.autograd.function.BackwardCFunction):
         attrs = ["saved_tensors"]
     else:
@@ -369,7 +471,7 @@ def _saved_items(fn, nid, opts, notes, torch) -> tuple:
             attrs = sorted((a for a in dir(fn) if a.startswith("_saved_")), key=_saved_order)
         except Exception:
             attrs = []
-    texts, settings = [], []
+    out = []
     for attr in attrs:
         name = attr.removeprefix("_saved_")
         try:
@@ -381,28 +483,38 @@ def _saved_items(fn, nid, opts, notes, torch) -> tuple:
             continue
         except RuntimeError as exc:
             if "freed" in str(exc) or "second time" in str(exc):
-                texts.append(f"{name}: {RELEASED}")
+                v = Unreadable(RELEASED)
                 notes.setdefault("released", f"saved tensors {RELEASED}(): call "
                                              f"backward(retain_graph=True) to keep them")
             else:
-                texts.append(f"{name}: (unreadable: {clip(str(exc), 40)})")
-            continue
+                v = Unreadable(f"(unreadable: {clip(str(exc), 40)})")
         except Exception as exc:
-            texts.append(f"{name}: (unreadable: {type(exc).__name__})")
-            continue
-        if isinstance(v, torch.Tensor):
+            v = Unreadable(f"(unreadable: {type(exc).__name__})")
+        out.append((name, v))
+    return out
+
+
+def _saved_items(fn, nid, opts, notes, torch) -> tuple:
+    """What Node ``fn`` saved for backward: one ``SavedItem`` per saved tensor
+    (``self: (3, 4) float32 48 B``), then one for its other values together
+    (``dim=0, self_sym_sizes=(3, 4)``); ``None`` values (nothing saved) are left out."""
+    texts, settings = [], []
+    for name, v in read_saved(fn, torch, notes):
+        if isinstance(v, Unreadable):
+            texts.append(f"{name}: {v}")
+        elif isinstance(v, torch.Tensor):
             texts.append(f"{name}: {_tensor_text(v)}")
         elif (isinstance(v, (tuple, list)) and v
               and all(isinstance(x, torch.Tensor) for x in v)):
             texts.extend(f"{name}[{k}]: {_tensor_text(x)}" for k, x in enumerate(v))
         elif v is not None:
-            settings.append(f"{name}={_setting_text(v, opts.digits)}")
+            settings.append(f"{name}={setting_text(v, opts.digits)}")
     if settings:  # (one line, kept short: sizes and strides repeat what the shapes say)
         texts.append(clip(", ".join(settings), min(opts.width or 48, 48)))
     return tuple(SavedItem(saved_key(nid, k), k, text, None) for k, text in enumerate(texts))
 
 
-def _setting_text(v, digits) -> str:
+def setting_text(v, digits) -> str:
     if isinstance(v, float):
         return format_number(v, digits)
     if isinstance(v, int) and 2**63 <= v < 2**64:  # an int64 read back unsigned (-100: 2**64-100)

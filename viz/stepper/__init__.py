@@ -7,6 +7,8 @@ Read the modules in this order:
   backward passes) on one ``minigrad.record()`` tape;
 * ``torch_recording.py``: the same events from PyTorch's own backward (hooks on every
   autograd Node), for ``viz.step_through`` of torch tensors;
+* ``torch_capture.py``: the forward values of a torch function, captured as it runs (a
+  ``TorchFunctionMode``), which PyTorch's Nodes do not keep;
 * ``replay.py``: which recorded events a replay shows, and as what;
 * ``narration.py``: each step in words (the panel);
 * ``frames.py``: ``Frames``, the tape turned into steps: classes per element, gradients

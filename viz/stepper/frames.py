@@ -61,16 +61,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+import minigrad
 from minigrad import topological_order
 
 from ..render.multi_output import output_nr
 from ..render.options import DisplayOptions
-from ..render.view import build_view, edge_key, is_node, node_key
+from ..render.view import build_view, edge_key, is_node, model_param_names, node_key
 from .checkpoint_steps import block_note, block_seed_text, recompute_text
 from .engine_notes import ReadyQueue, hook_text, unbadged
 from .narration import (  # noqa: F401  (fmt_num, fmt_value, node_name: imported from here too)
     Narrator,
     count_of,
+    distinct_names,
     fmt_num,
     fmt_value,
     node_name,
@@ -97,6 +99,26 @@ MAX_CELLS = 50_000_000  # steps × drawn elements: ~150 MB of per-step state at 
 
 
 # --- frames ------------------------------------------------------------------------
+def _parameter_paths(tape, roots, names) -> dict[int, str]:
+    """Parameters by their full paths (``layers.0.weight``), as ``viz.draw`` names them.
+
+    A tape that recorded which modules ran knows them (``step_through``'s does:
+    ``recording.record_call``).  A tape the user recorded does not, and nor does a graph:
+    then, unless names were given (``Stepper(tape, params=model)``), the models in the
+    caller's variables name the parameters they hold, the rule ``viz.draw(loss)`` follows
+    (``viz.render.view.model_param_names``), so the stepper says ``0.weight`` where the
+    drawing of the same graph does, not a label every layer shares (``weight #7``).
+    """
+    scopes = getattr(tape, "scopes", None)
+    if scopes is not None:
+        return dict(getattr(scopes, "param_names", None) or {})
+    if names:
+        return {}
+    kinds = (minigrad.Value, minigrad.Tensor)  # (a PyTorch step-through's nodes: none)
+    return model_param_names([n.id for n in topological_order(roots)
+                              if n.op is None and n.requires_grad and isinstance(n, kinds)])
+
+
 @dataclass(frozen=True)
 class Frame:
     """One step: what it is about, and the panel text that explains it."""
@@ -128,8 +150,6 @@ class Frames:
 
     def __init__(self, tape, mode: str = "both", names: dict | None = None, *,
                  options: DisplayOptions | None = None):
-        #: ``{node id: name}`` for the panel and the picture (on top of labels)
-        self.names = dict(names or {})
         self.options = options or DisplayOptions()
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(map(repr, MODES))}, got {mode!r}")
@@ -154,9 +174,13 @@ class Frames:
         replay = split_events(events, mode)
         self.replay = replay
         self.roots = replay.roots
+        #: ``{node id: name}`` for the panel and the picture (on top of labels), each
+        #: name one node's (``narration.distinct_names``)
+        self.names = {**_parameter_paths(tape, self.roots, names), **(names or {})}
         # the nodes, edges, ids and names every renderer uses (no values needed here)
         self.view = build_view(self.roots, options=self.options, params=self.names, show_grad=False,
                                show_saved=False, scopes=None, orders="all")
+        self.names.update(distinct_names(self.view, parameters=list(self.names)))
         self.nodes = [vn.node for vn in self.view.nodes]  # every drawn node, by id
         self.node_ids = [vn.key for vn in self.view.nodes]
         by_id = {n.id: n for n in self.nodes}
@@ -180,6 +204,9 @@ class Frames:
         #: what a recorded backward did to the user's graph, said on the first seed step
         #: (a torch step-through: ``torch_recording.ran_backward_note``)
         self._seed_note = getattr(tape, "seed_note", None)
+        #: what the forward start says about the recording (a torch loss's graph: why its
+        #: ops show no values, ``torch_recording.NO_FORWARD_VALUES``)
+        self._forward_note = getattr(tape, "forward_note", None)
         self._build(getattr(tape, "released", None))
 
     @property
@@ -287,8 +314,11 @@ class Frames:
         built = {n.id for n in self.replay.built}
         given = [n for n in self.nodes if n.id not in new and n.id not in built]
         total = len(created)
+        start = self.say.forward_start(created, given)
+        if self._forward_note:
+            start += "\n" + self._forward_note
         self._emit("forward", "start", f"Forward · start ({count_of(total, 'node')} to create)",
-                   self.say.forward_start(created, given))
+                   start)
         for n in created:
             self._strip("current", replace="done")
             self._set(node_key(n), add=("current",), remove=("hidden",))

@@ -12,6 +12,11 @@ The op formulas are read off ``op.formulas``, one per input (``_slots``,
 are the op's, not the graph's: the general rule keeps them (a visit's "Local
 derivatives of mul: ∂/∂a = b, ..."), but one edge's derivative is said in the
 graph's own names (``∂e/∂w = x = 2.0000``), since a graph may have its own ``b``.
+
+One output of an op with several (``split``) is named ``#3[k]``, with its own shape:
+``k`` is the number ``viz.draw`` writes on the edge from the op (``read_output``).
+minigrad's ops read an ``output`` node (``output: #4 = #3[0]``), PyTorch's Nodes the
+op's record itself (``MulBackward0: #5 = #1[0] × w``); the words are the same.
 """
 
 from __future__ import annotations
@@ -26,15 +31,17 @@ from ..render.derivative_orders import order_mark
 from ..render.multi_output import (
     OutputGrads,
     Outputs,
+    edge_output_nr,
     is_record,
     output_grads_text,
+    output_nr,
     record_summary,
     unused_outputs,
 )
 from ..render.numbers import NO_GRAD, format_array, format_shape, visible
 from ..render.view import is_node
 
-__all__ = ["Narrator", "fmt_num", "fmt_value", "node_name"]
+__all__ = ["Narrator", "fmt_num", "fmt_value", "node_name", "distinct_names"]
 
 
 # --- numbers and values ------------------------------------------------------------
@@ -116,6 +123,35 @@ def node_name(node, names: dict | None = None, digits: int = DIGITS) -> str:
     return f"#{node.id}"
 
 
+def distinct_names(view, parameters=()) -> dict[int, str]:
+    """Give every name in ``view`` one node: ``{node id: new name}`` for the nodes renamed.
+
+    A step-through talks about nodes by name ("w.0.grad = 0.38"), so two nodes
+    with one name make its words ambiguous: four neurons' ``w.0`` labels, two
+    ``Linear`` layers' ``weight``, a function's input ``b`` beside a neuron's bias.
+    Parameters are named by their full paths first (``layers.0.neurons.1.w.0``,
+    ``viz.render.view.param_names``, as ``viz.draw(params=model)`` shows them); a
+    name still shared after that keeps its bare form for one node (a function's
+    input before a parameter in ``parameters``, a leaf before an op's result,
+    then the oldest) and the others get their id, ``b #7``: ``#<id>`` is how
+    the picture and the panel name an unnamed node.  The view's nodes are renamed
+    in place, so every renderer reading it agrees.
+    """
+    parameters = set(parameters)
+    by_name: dict[str, list] = {}
+    for vn in view.nodes:
+        if vn.name is not None:
+            by_name.setdefault(vn.name, []).append(vn)
+    renamed = {}
+    for name, group in by_name.items():
+        if len(group) < 2:
+            continue
+        group.sort(key=lambda vn: (vn.id in parameters, not vn.is_leaf, vn.id))
+        for vn in group[1:]:
+            vn.name = renamed[vn.id] = f"{name} #{vn.id}"
+    return renamed
+
+
 def view_name(vn) -> str:
     """``node_name`` read off a ``ViewNode``: its name, an unnamed constant's value, ``#<id>``."""
     if vn.name is not None:
@@ -170,9 +206,20 @@ _NOTE = re.compile(r"\s+\([^()]*\)\s*$")  # a closing remark: "p·x^(p−1) (0 w
 
 
 def _sym(name: str) -> str:
-    """A node name fit to stand in a formula: ``w``, ``#7``, ``fc1.weight``; anything
-    else (``-3.0000``, ``my loss``) in parentheses."""
-    return name if re.fullmatch(r"[#\w.]+", name) else f"({name})"
+    """A node name fit to stand in a formula: ``w``, ``#7``, ``fc1.weight``, ``#3[0]``
+    (output 0 of a multi-output op, ``read_output``); anything else (``-3.0000``,
+    ``my loss``) in parentheses."""
+    return name if re.fullmatch(r"[#\w.]+(\[\d+\])?", name) else f"({name})"
+
+
+def read_output(node, slot: int) -> int | None:
+    """Which output of a multi-output op ``node`` reads in input ``slot`` (``None``: that
+    input is a node of its own).  A minigrad op reads an ``output`` node, which reads the
+    op's record; a PyTorch Node reads the record directly (``output_nrs``).  Either way the
+    number is the one ``viz.draw`` writes on the edge from the record."""
+    if slot >= len(node.parents) or not is_record(node.parents[slot]):
+        return None
+    return edge_output_nr(node, slot)
 
 
 def _in_names(part: str, letters: dict[str, str]) -> str | None:
@@ -269,6 +316,10 @@ class Narrator:
         self.name = name
         self.digits = digits
 
+    def _inputs(self, node) -> list[str]:
+        """Every input of ``node`` by name, in slot order (``input_name``)."""
+        return [self.input_name(node, i) for i in range(len(node.parents))]
+
     def num(self, x) -> str:
         return fmt_num(x, self.digits)
 
@@ -293,8 +344,17 @@ class Narrator:
             return f"{text} [{head}, …]"
         return self.value(d)
 
-    def operand(self, node) -> str:
-        d = node.data
+    def input_name(self, node, slot: int) -> str:
+        """``node``'s input ``slot`` by name; output ``k`` of a multi-output op is
+        ``#3[k]``, the ``k`` on that edge in the picture (``read_output``)."""
+        k = read_output(node, slot)
+        name = self.name(node.parents[slot])
+        return name if k is None else f"{name}[{k}]"
+
+    def operand(self, node, slot: int | None = None) -> str:
+        """Input ``slot`` of ``node`` as its value (tiny) or shape; ``slot=None``: ``node``
+        itself."""
+        d = node.data if slot is None else _input_data(node, slot)
         if _is_array(d) and not getattr(d, "no_value", False):
             return self.value(d) if d.size <= 3 else format_shape(d.shape)
         if getattr(d, "no_value", False):
@@ -303,16 +363,18 @@ class Narrator:
 
     def expr(self, node) -> tuple[str, str]:
         """The forward expression in names and in values: ``a × b`` and ``2.0000 × 3.0000``."""
-        op, parents, name = node.op, node.parents, self.name
+        op, slots = node.op, range(len(node.parents))
+        if output_nr(node) is not None:  # minigrad's output k of a record: #3[k]
+            return self.input_name(node, 0), self.operand(node, 0)
         attrs = node.attrs or {}
         kw = ", ".join(f"{k}={_fmt_attr(v, self.digits)}" for k, v in sorted(attrs.items())
                        if _plain(v))
-        if op.infix and len(parents) == 2 and not kw:
+        if op.infix and len(slots) == 2 and not kw:
             s = f" {op.symbol} "
-            return (s.join(name(p) for p in parents),
-                    s.join(self.operand(p) for p in parents))
-        args = [name(p) for p in parents]
-        vals = [self.operand(p) for p in parents]
+            return (s.join(self.input_name(node, i) for i in slots),
+                    s.join(self.operand(node, i) for i in slots))
+        args = [self.input_name(node, i) for i in slots]
+        vals = [self.operand(node, i) for i in slots]
         if kw:
             args.append(kw)
             vals.append(kw)
@@ -345,11 +407,16 @@ class Narrator:
         names, values = self.expr(n)
         if is_record(n):  # an op with several outputs (viz.render.multi_output)
             return f"{op.name}: {names} {record_summary(n)}"
+        k = output_nr(n)
+        if k is not None:  # (which op's output it is: the record's title names the op)
+            names += f" (output {k} of {n.parents[0].op.name})"
+            values = None  # (its value is the output's own: said once, below)
         if any(isinstance(x.data, np.ndarray) for x in (n, *n.parents)):
-            shapes = ", ".join(_shape_text(p) for p in n.parents)
+            shapes = ", ".join(_shape_text(n, i) for i in range(len(n.parents)))
             return (f"{op.name}: {name} = {names}\nshapes {shapes} → "
                     f"{format_shape(n.data.shape)}; {name} = {self.data(n)}")
-        return f"{op.name}: {name} = {names} = {values} = {self.value(n.data)}"
+        expr = names if values is None else f"{names} = {values}"
+        return f"{op.name}: {name} = {expr} = {self.value(n.data)}"
 
     def forward_end(self, outs, both: bool) -> str:
         results = "; ".join(f"{self.name(r)} = {self.data(r)}" for r in outs[:4])
@@ -441,7 +508,7 @@ class Narrator:
         """``mul: ∂out/∂a = b = 3.0000; 2.0000 × 3.0000 = 6.0000 added to a.grad: …``."""
         n, p = e.node, e.parent
         op = n.op
-        if isinstance(_raw(e.after), OutputGrads):  # output k of a multi-output op
+        if isinstance(_raw(e.local_grad), OutputGrads):  # output k of a multi-output op
             k = next(i for i, g in enumerate(_raw(e.local_grad).grads) if g is not None)
             return (f"{op.name} {k} of {self.name(p)} passes its gradient on unchanged, "
                     f"into place {k} of {self.name(p)}'s gradients (one per output): "
@@ -449,12 +516,13 @@ class Narrator:
         derivative = e.derivative
         upstream = _raw(upstream)
         scalar = not _is_array(_raw(e.local_grad)) and not _is_array(upstream)
-        if derivative is None and scalar and upstream:
+        if derivative is None and scalar and upstream and not isinstance(upstream, OutputGrads):
             # A custom Function's backward is user code, so the tape does not call it
-            # again for the bare derivative; for a scalar it is contribution / upstream.
+            # again for the bare derivative; for a scalar it is contribution / upstream
+            # (not for several outputs: one contribution, an upstream gradient per output).
             derivative = _raw(e.local_grad) / upstream
         deriv = _deriv_text(op, e.slot, derivative, len(n.parents), self.digits,
-                            out=self.name(n), inputs=[self.name(q) for q in n.parents])
+                            out=self.name(n), inputs=self._inputs(n))
         pname = self.name(p)
         before = self.grad(e.before)
         after = self.value(e.after)
@@ -501,7 +569,7 @@ class Narrator:
         to ṫ(#6): — → 0.8400``, then which edge and slot (``e``: a ``Tangent`` note)."""
         n, p, op = e.node, e.parent, e.op
         name, pname = self.name(n), self.name(p)
-        inputs = [self.name(q) for q in n.parents] or [pname]
+        inputs = self._inputs(n) or [pname]
         arity = len(n.parents) or 1
         deriv = _deriv_text(op, e.slot, e.derivative, arity, self.digits, out=name,
                             inputs=inputs)
@@ -541,9 +609,19 @@ class Narrator:
         return text
 
 
-def _shape_text(node) -> str:
-    """A node's shape, ``(2, 3)``; for a multi-output record, its outputs' shapes
-    (``split`` into unequal parts has no one shape: numpy cannot even stack them)."""
-    if is_record(node):
-        return "(" + ", ".join(format_shape(np.shape(x)) for x in node.data) + ")"
-    return format_shape(np.shape(node.data))
+def _input_data(node, slot: int):
+    """The value ``node`` reads in input ``slot``: the parent's, or the one output of a
+    multi-output op's record it reads (``read_output``)."""
+    k = read_output(node, slot)
+    data = node.parents[slot].data
+    return data if k is None else data[k]
+
+
+def _shape_text(node, slot: int) -> str:
+    """The shape of input ``slot`` of ``node``, ``(2, 3)``: for output k of a multi-output
+    op, that output's; for a whole record an op reads (which no op of minigrad or PyTorch
+    does), its outputs' shapes (``split`` into unequal parts has no one shape)."""
+    data = _input_data(node, slot)
+    if isinstance(data, (tuple, Outputs)):
+        return "(" + ", ".join(format_shape(np.shape(x)) for x in data) + ")"
+    return format_shape(np.shape(data))

@@ -25,7 +25,7 @@ import numbers
 import numpy as np
 
 __all__ = ["record_call", "record_forward_mode", "GradsSetAside", "parameter_names", "as_leaf",
-           "check_scalar"]
+           "check_scalar", "check_callable"]
 
 
 def record_call(fn, inputs, *, create_graph: bool = False, second: bool = False,
@@ -55,10 +55,11 @@ def record_call(fn, inputs, *, create_graph: bool = False, second: bool = False,
         raise ValueError("step_through: second=True steps through the backward pass of a "
                          "gradient's graph, which only create_graph=True builds; pass "
                          "create_graph=True (or leave it out: second=True implies it)")
+    check_callable(fn, inputs)
     names = parameter_names(fn, len(inputs))
     with minigrad.record() as tape:
         args = [as_leaf(x, name) for x, name in zip(inputs, names)]
-        out = fn(*args)
+        out = _call_with_scopes(tape, fn, args)
         check_scalar(out, fn, args, names)
         with GradsSetAside(out, tape) as aside:
             # Nodes of an earlier graph keep their saved values, so that graph's own
@@ -86,6 +87,7 @@ def record_forward_mode(fn, inputs, tangents=None):
     import minigrad
     from minigrad.autograd import forward_ad
 
+    check_callable(fn, inputs)
     names = parameter_names(fn, len(inputs))
     if tangents is None:
         tangents = [None] * len(inputs)
@@ -100,9 +102,27 @@ def record_forward_mode(fn, inputs, tangents=None):
                  for a, t in zip(args, tangents)]
         for dual, name in zip(duals, names):
             dual.label = name
-        out = fn(*duals)
+        out = _call_with_scopes(tape, fn, duals)
         _check_node(out, fn, duals, names)
     return tape, names
+
+
+def _call_with_scopes(tape, fn, args):
+    """``fn(*args)``, noting which modules ran: ``tape.scopes``, a ``ScopeMap`` whose
+    ``param_names`` are the parameters' full paths (``layers.0.neurons.1.w.0``).
+
+    A parameter's label is only its name inside its own module (``w.0``, ``weight``),
+    so every neuron's first weight is ``w.0``; the replay names parameters by path,
+    as ``viz.draw(params=model)`` does (``viz.stepper.frames``).  The ``ScopeMap``
+    knows the modules the function called, even ones held only in a closure.
+    (``viz.render.view.build_view`` reads ``tape.scopes`` the same way.)
+    """
+    from minigrad.nn import record_scopes
+
+    with record_scopes() as scopes:
+        out = fn(*args)
+    tape.scopes = scopes
+    return out
 
 
 def _ones_like(leaf):
@@ -169,6 +189,32 @@ class GradsSetAside:
         for n, grad in self.saved:
             n.grad = grad
         return False
+
+
+def check_callable(fn, inputs) -> None:
+    """``fn`` is a function to run, not a result already computed.
+
+    ``step_through(loss)`` is natural to type after building ``loss``, but the stepper
+    replays events recorded *while* the graph is built (each node appearing, what it
+    saved), and a minigrad graph built before the recording left no such events.  So
+    the error says what to pass instead (PyTorch tensors are taken as they are: their
+    graph and backward are read with hooks, ``viz.stepper.torch_recording``).
+    """
+    if callable(fn):
+        return
+    kind = type(fn).__name__
+    if hasattr(fn, "parents") and hasattr(fn, "backward"):
+        made = "a leaf" if fn.op is None else f"the result of {fn.op.name!r}"
+        raise TypeError(
+            f"step_through: the first argument is a {kind} ({made}), not a function. The "
+            "stepper records the computation as it runs, so pass the function that computes "
+            "it and its inputs: step_through(f, x, y), or step_through(lambda a, b: a * b + a, "
+            f"a, b). To look at the graph this {kind} already has, draw it: viz.draw(...) on it. "
+            "(A PyTorch loss can be passed as it is, because PyTorch's backward is recorded "
+            "with hooks; a minigrad graph is recorded while it is built.)")
+    raise TypeError(f"step_through: the first argument must be a function, got a {kind}; pass "
+                    "the function and then its inputs: step_through(f, x, y)"
+                    + (f" ({len(inputs)} input(s) given)" if inputs else ""))
 
 
 def parameter_names(fn, n: int) -> list[str]:

@@ -140,6 +140,7 @@ class Stepper:
         names.update(param_names(self._user_params))
         forward_mode = mode == TANGENT_MODE
         self.frames = (TangentFrames if forward_mode else Frames)(tape, mode, names, options=opts)
+        names = self.frames.names  # with the paths the tape recorded, each name one node's
         #: the memory strip's numbers (``memory=True``; ``viz.stepper.memory_strip``), else ``None``
         self.memory = MemoryTrack(tape, self.frames) if memory else None
         if self.memory is not None:  # every step's panel ends with its memory line

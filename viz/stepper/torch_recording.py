@@ -10,10 +10,27 @@ How:
 * **the graph** is read by the torch adapter (``viz.render.torch_graph.torch_view``):
   its nodes, ids, leaf names and module scopes.  Each view node becomes a
   ``TorchNode``, a record shaped like the kit's node (``id``, ``op``, ``parents``,
-  ``data``, ``grad`` ...) that keeps the autograd Node in ``fn``.  Every node gets a
-  gradient field; PyTorch keeps no value in an op's Node, so an op's ``data`` is its
-  output's shape and dtype with no values (``NoValue``: drawn as "(no value)"); the
-  root and the leaves have theirs, copied to numpy;
+  ``data``, ``grad`` ...) that keeps the autograd Node in ``fn``.  Every Node gets a
+  gradient field; a Node with several outputs (``split``) holds one per output
+  (``OutputGrads``: PyTorch has no node per output), and the edges from it carry the
+  ``input_nr`` of ``next_functions``, which output they read (``output_nrs``);
+* **values**: the root and the leaves have theirs, copied to numpy.  PyTorch keeps
+  no value in an op's Node, so ``step_through(f, x)`` captures them as ``f`` runs
+  (``viz.stepper.torch_capture``, a ``TorchFunctionMode``); a Node made inside one
+  call (the transpose inside ``F.linear``), and every op of ``step_through(loss)``
+  (a graph built before we could watch), shows its shape and dtype only
+  (``NoValue``), and the forward's first step says why (``NO_FORWARD_VALUES``);
+* **no-grad inputs** (``(None, 0)`` in ``next_functions``: data, the ``2.0`` of
+  ``x * 2.0``) are leaf records that require no grad, parents of their op like any
+  other input; their value comes from the captured call, else from the tensor the
+  Node saved for that input, else they show their place (``Unknown``);
+* **saved tensors** are read before backward frees them (``read_saved_values``:
+  each ``_saved_*``, defensively) and kept as a kit op keeps its saved values:
+  numpy copies (a saved leaf input or ``_saved_result`` is that node's own array, so
+  the drawing says ``input 0`` / ``out``), sizes as shapes.  A backward without
+  ``retain_graph`` then releases them as minigrad's engine does: a ``freed`` note
+  once each Node has run (the memory strip weighs them), ``tape.released`` for the
+  drawing's struck-through boxes, and ``saved = None`` on the records;
 * **the forward order** is the order autograd made the Nodes: their sequence numbers
   (``node._sequence_nr()``, a private method, read defensively: if it cannot be read,
   the walk's order, inputs first, is used and ``notes`` says so once), leaves first;
@@ -24,8 +41,8 @@ How:
   ``torch.autograd.graph._register_logging_hooks_on_whole_graph`` does.  An
   ``AccumulateGrad`` Node is a leaf: what flows into it is the leaf's ``.grad``
   update (its ``before`` is the ``.grad`` the leaf already had: leaves accumulate).
-  Pending counts are the graph's dependencies (how many edges lead into each Node);
-  a Node is ready when its last one arrived.  Tensors are copied to numpy as they
+  Pending counts are the graph's dependencies (how many edges that carry a gradient
+  lead into each Node); a Node is ready when its last one arrived.  Tensors are copied to numpy as they
   are seen.  Every hook is removed afterwards, also when backward raises.
 
 What it does to the user's graph: exactly what ``loss.backward(retain_graph=...)``
@@ -41,23 +58,41 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad.autograd.tape import Contribute, Created, Ready, Scheduled, Seeded, Tape, Visit
+from minigrad.autograd.tape import (
+    Contribute,
+    Created,
+    Freed,
+    Ready,
+    Scheduled,
+    Seeded,
+    Tape,
+    Visit,
+)
 from minigrad.engines.output_grads import OutputGrads, Outputs
 from minigrad.jit.picture import NoValue
 
+from ..render.numbers import format_shape
 from ..render.torch_graph import (
+    NOT_SAVED,
+    NoGradInput,
+    Unreadable,
     forward_name,
     host_array,
     is_leaf_node,
     is_torch,
     kit_op,
+    node_inputs,
+    node_outputs,
+    read_saved,
     torch_node_name,
     torch_view,
 )
 from .recording import parameter_names
+from .torch_capture import capture_forward
 
 __all__ = ["TorchNode", "TorchOp", "BackwardRecorder", "record_torch", "torch_op",
-           "ran_backward_note", "PYTORCH_RULE"]
+           "ran_backward_note", "PYTORCH_RULE", "NO_FORWARD_VALUES", "Unknown",
+           "read_saved_values"]
 
 #: what the panel says for a Node whose op the kit does not have
 PYTORCH_RULE = "PyTorch's rule"
@@ -116,7 +151,12 @@ class TorchNode:
     """One autograd Node as a kit node record (see the module doc); ``fn`` is the Node."""
 
     __slots__ = ("id", "data", "grad", "requires_grad", "op", "parents", "saved", "attrs",
-                 "label", "origin", "order", "grads_fit_inputs", "fn", "scope", "slots")
+                 "label", "origin", "order", "grads_fit_inputs", "fn", "scope", "slots",
+                 "output_nrs")
+
+    #: a Node with several outputs (``split``) holds their gradients itself: PyTorch
+    #: has no node per output (``viz.render.multi_output.show_record``)
+    holds_output_grads = True
 
     def __init__(self, vid, fn, data, op, label, scope=()):
         self.id = vid
@@ -133,8 +173,11 @@ class TorchNode:
         self.order = 0
         self.grads_fit_inputs = False
         self.scope = scope
-        #: ``{index in next_functions: index in parents}`` (``None`` entries skipped)
+        #: ``{index in next_functions: index in parents}``
         self.slots = {}
+        #: per input, which output of a multi-output parent it reads (``None``: the only
+        #: one): ``next_functions``' ``input_nr``, written on the edge
+        self.output_nrs = ()
 
     @property
     def is_leaf(self) -> bool:
@@ -182,41 +225,134 @@ def _array(t):
     return None if a is None else np.array(a, copy=True)
 
 
-def nodes_of(view, root_tensor) -> tuple[list, dict]:
-    """``(records, {autograd Node: record})``: one ``TorchNode`` per view node, same ids."""
-    from ..render.torch_graph import node_inputs, node_outputs
+class Unknown:
+    """The value of a no-grad input nothing could tell: shown as ``value not saved``
+    (the record is named by its place, ``input 1``)."""
 
-    records, by_fn = [], {}
+    def __init__(self, slot: int):
+        self.slot = slot
+
+    def __repr__(self) -> str:
+        return NOT_SAVED
+
+
+def _input_data(inp, captured):
+    """A no-grad input's value: captured from the call, else saved by its Node, else
+    ``Unknown`` (its place only)."""
+    value = None if captured is None else captured.input_value(inp.fn, inp.slot)
+    if value is None:
+        value = inp.value
+    if value is None:
+        return Unknown(inp.slot)
+    if isinstance(value, np.ndarray):
+        return value
+    if is_torch(value):
+        a = _array(value)
+        return Unknown(inp.slot) if a is None else a
+    return float(value)
+
+
+def _op_data(fn, root_fn, root_tensor, captured):
+    """An op's output(s): the root's value, else what the capture saw, else a shape."""
+    outs = node_outputs(fn)
+    if fn is root_fn:
+        return _array(root_tensor)
+
+    def one(k, shape, dtype):
+        seen = None if captured is None else captured.value(fn, k)
+        return _placeholder(shape, dtype) if seen is None else seen
+
+    if len(outs) > 1:
+        return Outputs(one(k, *o) for k, o in enumerate(outs))
+    return one(0, *outs[0]) if outs else _placeholder((), "float32")
+
+
+def nodes_of(view, root_tensor, captured=None) -> tuple[list, dict]:
+    """``(records, {autograd Node: record})``: one ``TorchNode`` per view node, same ids;
+    a no-grad input is a leaf record that requires no grad (keyed by its ``NoGradInput``).
+    ``captured``: the forward values a ``torch_capture`` saw (``None``: none)."""
+    records, by_fn, inputs_of = [], {}, {}
     root_fn = root_tensor.grad_fn
     for vn in view.nodes:
         fn = vn.node
-        if is_leaf_node(fn):
-            data = _array(fn.variable)
-            rec = TorchNode(vn.id, fn, data, None, vn.name, vn.scope)
+        if isinstance(fn, NoGradInput):
+            data = _input_data(fn, captured)
+            rec = TorchNode(vn.id, fn, data, None,
+                            f"input {fn.slot}" if isinstance(data, Unknown) else None, vn.scope)
+            rec.requires_grad = False
+            inputs_of[fn.fn, fn.slot] = rec
+        elif is_leaf_node(fn):
+            rec = TorchNode(vn.id, fn, _array(fn.variable), None, vn.name, vn.scope)
         else:
-            outs = node_outputs(fn)
-            if fn is root_fn:
-                data = _array(root_tensor)
-            elif len(outs) > 1:
-                data = Outputs(_placeholder(s, d) for s, d in outs)
-            elif outs:
-                data = _placeholder(*outs[0])
-            else:
-                data = _placeholder((), "float32")
             op = torch_op(fn, vn.symbol or torch_node_name(fn), vn.custom)
-            rec = TorchNode(vn.id, fn, data, op, None, vn.scope)
+            rec = TorchNode(vn.id, fn, _op_data(fn, root_fn, root_tensor, captured), op, None,
+                            vn.scope)
         records.append(rec)
         by_fn[fn] = rec
     for rec in records:
         if rec.op is None:
             continue
-        parents = []
-        for k, (parent, _) in enumerate(node_inputs(rec.fn)):
-            if parent is not None and parent in by_fn:
-                rec.slots[k] = len(parents)
-                parents.append(by_fn[parent])
+        parents, nrs = [], []
+        for k, (parent, nr) in enumerate(node_inputs(rec.fn)):
+            p = inputs_of.get((rec.fn, k)) if parent is None else by_fn.get(parent)
+            if p is None:
+                continue
+            rec.slots[k] = len(parents)
+            parents.append(p)
+            nrs.append(nr if isinstance(p.data, Outputs) else None)
         rec.parents = tuple(parents)
+        rec.output_nrs = tuple(nrs)
     return records, by_fn
+
+
+# --------------------------------------------------------------------- saved values
+
+
+def read_saved_values(records, torch, notes: dict) -> None:
+    """Each op record's ``saved``: what its Node saved for backward, read now, before
+    backward frees it (``torch_graph.read_saved``), as the kit's ops keep theirs: arrays
+    (copied to numpy; a saved input or output is the same array as that node's value,
+    so the drawing says ``input 0`` / ``out``), sizes as shape tuples, numbers."""
+    for r in records:
+        if r.op is None:
+            continue
+        saved = []
+        for name, v in read_saved(r.fn, torch, notes):
+            if isinstance(v, Unreadable) or v is None:
+                continue
+            for t in (v if isinstance(v, (tuple, list)) and v and all(
+                    isinstance(x, torch.Tensor) for x in v) else (v,)):
+                saved.append(_saved_value(name, t, r, torch))
+        r.saved = tuple(saved)
+
+
+def _saved_value(name: str, v, r, torch):
+    """One saved value as the kit keeps it; a saved output or leaf input is that node's
+    own array (the output: ``_saved_result``, when the capture saw its value)."""
+    if isinstance(v, torch.Tensor):
+        if name == "result" and isinstance(r.data, np.ndarray) and not getattr(
+                r.data, "no_value", False):
+            return r.data
+        for p in r.parents:  # a leaf's tensor, or the no-grad input it was read from
+            held = (p.fn.variable if is_leaf_node(p.fn) else
+                    p.fn.value if isinstance(p.fn, NoGradInput) else None)
+            if is_torch(held) and _same_tensor(v, held) and isinstance(p.data, np.ndarray):
+                return p.data
+        a = _array(v)
+        return a if a is not None else f"{format_shape(tuple(v.shape))} (unreadable)"
+    if isinstance(v, (tuple, list)) and all(isinstance(n, int) for n in v):
+        return tuple(int(n) for n in v)
+    if isinstance(v, int) and 2**63 <= v < 2**64:  # an int64 read back unsigned
+        return v - 2**64
+    return v
+
+
+def _same_tensor(a, b) -> bool:
+    try:
+        return (a.data_ptr() == b.data_ptr() and a.shape == b.shape
+                and a.stride() == b.stride() and a.dtype == b.dtype)
+    except Exception:
+        return False
 
 
 # --------------------------------------------------------------------- the forward
@@ -292,6 +428,13 @@ def ran_backward_note(retain_graph) -> str:
             "graph (its saved tensors), so a second backward through it raises.")
 
 
+NO_FORWARD_VALUES = (
+    "PyTorch keeps no forward values in its Nodes, and this graph was built before the "
+    "step-through began, so op nodes show only their shape and dtype (\"no value kept\"); "
+    "the root and the leaves show theirs. step_through(f, x, w) runs f itself and captures "
+    "each op's value as it is computed.")
+
+
 FREED = ("step_through: this torch graph was already freed by an earlier backward() (its "
          "saved tensors are gone), so PyTorch cannot run its backward again. Pass "
          "retain_graph=True to that earlier backward, or compute the loss again and step "
@@ -300,20 +443,23 @@ FREED = ("step_through: this torch graph was already freed by an earlier backwar
 
 def _counts(records) -> dict:
     """``{id: pending contributions}``: how many edges lead into each node."""
-    counts = {r.id: 0 for r in records}
+    counts = {r.id: 0 for r in records if r.requires_grad}
     for r in records:
         for p in r.parents:
-            counts[p.id] += 1
+            if p.requires_grad:  # (a no-grad input gets nothing: PyTorch has no edge to it)
+                counts[p.id] += 1
     return counts
 
 
-def build_tape(records, by_fn, order, raw, leaf_grads) -> Tape:
+def build_tape(records, by_fn, order, raw, leaf_grads, frees: bool = False) -> Tape:
     """The kit's tape of PyTorch's recorded backward (see the module doc); ``leaf_grads``:
-    ``{leaf record: its .grad before the backward}`` (numpy, ``None``: none)."""
+    ``{leaf record: its .grad before the backward}`` (numpy, ``None``: none).  ``frees``:
+    the backward ran without ``retain_graph``, so each Node's saved values are released
+    once it has run (a ``freed`` note, as minigrad's engine records one)."""
     tape = Tape()
     events = tape.events
     for r in order:
-        events.append(Created(r))
+        events.append(Created(r, r.saved if r.op is not None else None))
     counts = _counts(records)
     pending = dict(counts)
     runs = [by_fn[fn] for kind, fn, _ in raw if kind == "pre" and fn in by_fn
@@ -328,9 +474,10 @@ def build_tape(records, by_fn, order, raw, leaf_grads) -> Tape:
             ready.sort(key=lambda i: run_at.get(i, len(runs)))
         tape.notes.append((len(events), Ready(r, tuple(ready))))
 
-    # what each node holds so far in this pass: {(id, output nr): array}; a leaf starts
-    # from the .grad it already had (PyTorch accumulates into it)
-    held = {(r.id, 0): g for r, g in leaf_grads.items()}
+    # what each node holds so far in this pass: {id: array, or OutputGrads for a Node
+    # with several outputs}; a leaf starts from the .grad it already had (PyTorch
+    # accumulates into it)
+    held = {r.id: g for r, g in leaf_grads.items()}
     seeded = False
     for kind, fn, grads in raw:
         r = by_fn.get(fn)
@@ -345,24 +492,28 @@ def build_tape(records, by_fn, order, raw, leaf_grads) -> Tape:
             if r.id in ready:
                 ready.remove(r.id)
             ran.add(r.id)
-            upstream = grads[0] if len(grads) == 1 else OutputGrads(None, grads)
+            upstream = grads[0] if len(grads) == 1 else OutputGrads(r.data, grads)
             events.append(Visit(r, upstream))
             continue
         inputs = list(getattr(fn, "next_functions", ()))
         for k, g in enumerate(grads):
             if g is None or k >= len(inputs) or k not in r.slots:
                 continue
-            parent_fn, nr = inputs[k]
-            p = by_fn[parent_fn]
-            key = (p.id, nr if isinstance(p.data, Outputs) else 0)
-            before = held.get(key)
-            after = g.copy() if before is None else before + g
-            held[key] = after
+            p = r.parents[r.slots[k]]
+            nr = inputs[k][1]
+            before = held.get(p.id)
+            part = OutputGrads.one(p.data, nr, g) if isinstance(p.data, Outputs) else g
+            after = (g.copy() if not isinstance(part, OutputGrads) else part) \
+                if before is None else before + part
+            held[p.id] = after
             events.append(Contribute(r, p, r.slots[k], g, before, after))
             pending[p.id] -= 1
             if pending[p.id] == 0:
                 note_ready(p)
-    tape.released = set()  # (no saved values shown: nothing to strike through)
+        if frees:  # its saved tensors go once it has run (the memory strip weighs them)
+            tape.notes.append((len(events), Freed(r)))
+    # which Nodes' saved values the recorded backward released: every one that ran
+    tape.released = ran if frees else set()
     return tape
 
 
@@ -381,6 +532,7 @@ def record_torch(fn, inputs, *, params=None, retain_graph=None):
     import torch
 
     names: list[str] = []
+    captured = None
     if isinstance(fn, torch.Tensor):
         if inputs:
             raise TypeError("step_through(loss) takes the torch loss alone; to run a "
@@ -392,7 +544,9 @@ def record_torch(fn, inputs, *, params=None, retain_graph=None):
     else:
         names = parameter_names(fn, len(inputs))
         args = [_as_torch_leaf(x, name, torch) for x, name in zip(inputs, names)]
-        loss = fn(*args)
+        with capture_forward(torch) as mode:  # the ops' forward values, as f runs
+            loss = fn(*args)
+        captured = mode.seen
         _check_loss(loss, fn, torch)
         if params is None:
             params = [(name, a) for name, a in zip(names, args) if a.requires_grad]
@@ -400,16 +554,23 @@ def record_torch(fn, inputs, *, params=None, retain_graph=None):
     view = torch_view(loss, params=params if params is not None else (), show_grad=False,
                       show_saved=False)
     notes = dict.fromkeys(view.notes)
-    records, by_fn = nodes_of(view, loss)
+    records, by_fn = nodes_of(view, loss, captured)
     note_texts: dict = {}
+    read_saved_values(records, torch, note_texts)  # now: backward frees them
     order = forward_order(records, note_texts)
     leaf_grads = {r: (None if r.fn.variable.grad is None else _array(r.fn.variable.grad))
-                  for r in records if r.op is None}
-    recorder = BackwardRecorder(by_fn)
+                  for r in records if is_leaf_node(r.fn)}
+    recorder = BackwardRecorder(fn for fn in by_fn if not isinstance(fn, NoGradInput))
     recorder.run(loss, retain_graph=retain_graph)
-    tape = build_tape(records, by_fn, order, recorder.raw, leaf_grads)
+    tape = build_tape(records, by_fn, order, recorder.raw, leaf_grads, frees=not retain_graph)
+    if not retain_graph:  # as a minigrad node's after backward: its saved values are gone
+        for r in records:
+            if r.id in tape.released:
+                r.saved = None
     tape.recorder = recorder  # (the tests count what its hooks saw)
     tape.seed_note = ran_backward_note(retain_graph)  # (the panel's first backward step)
+    if captured is None:  # (the panel's forward start says why ops show no value)
+        tape.forward_note = NO_FORWARD_VALUES
     notes.update(dict.fromkeys(note_texts.values()))
     scopes = Scopes(view)
     return tape, names, (scopes or None), tuple(notes)

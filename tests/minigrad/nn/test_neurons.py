@@ -56,3 +56,14 @@ def test_scalar_mlp_accepts_a_width_one_hidden_layer():
     h = max(0.0, n0.w[0].data * 1.0 + n0.w[1].data * -2.0 + n0.b.data)
     for o, n in zip(out, mlp.layers[1].neurons):
         assert o.data == pytest.approx(n.w[0].data * h + n.b.data)
+
+
+def test_nn_mlp_is_the_micrograd_style_mlp_of_values():
+    """``from micrograd.nn import MLP`` becomes ``from minigrad.nn import MLP`` (issue 31)."""
+    from minigrad import Value
+
+    assert nn.MLP is ScalarMLP and nn.Neuron is Neuron and nn.Layer.__module__ == "minigrad.nn.neurons"
+    model = nn.MLP(2, [16, 16, 1], rng=random.Random(0))
+    out = model([2.0, -1.0])
+    assert isinstance(out, Value)
+    assert len(model.parameters()) == 2 * 16 + 16 + 16 * 16 + 16 + 16 + 1

@@ -40,15 +40,16 @@ def test_options_are_checked():
     assert "rankdir=TB" in viz.draw(y, rankdir="TB").source
 
 
-def test_max_nodes_guard_explains_what_to_do():
+def test_a_graph_over_max_nodes_is_drawn_as_an_overview_that_says_so():
     x = Value(0.1)
     y = x
     for _ in range(300):
         y = y.tanh()
-    with pytest.raises(viz.GraphTooLargeError, match="301 nodes.*max_nodes=100") as err:
-        viz.draw(y, max_nodes=100)
-    assert "viz.text" in str(err.value) and "max_nodes=None" in str(err.value)
-    assert repr(viz.draw(y, max_nodes=None)) == "<Graph 301 nodes, 300 edges>"
+    g = viz.draw(y, max_nodes=100)
+    assert repr(g) == "<Graph 4 nodes, 3 edges>"  # x, the first tanh, the fold, the last
+    assert "overview=False" in g.view.notes[-1] and "301 nodes" in g.view.notes[-1]
+    assert "Overview" in g._repr_html_()
+    assert repr(viz.draw(y, overview=False)) == "<Graph 301 nodes, 300 edges>"
 
 
 def test_ten_thousand_nodes_dot_source_only():
@@ -56,11 +57,11 @@ def test_ten_thousand_nodes_dot_source_only():
     y = x
     for _ in range(3_400):
         y = y * 1.0001 + x  # 3 nodes and 4 edges per step
-    g = viz.draw(y, max_nodes=None)  # DOT text only: laying out 10k nodes would take minutes
+    g = viz.draw(y, overview=False)  # DOT text only: laying out 10k nodes would take minutes
     assert repr(g) == "<Graph 10201 nodes, 13600 edges>"
     assert g.source.count(' [id="n_') == 10_201
     assert g.source.count(' [id="e_') == 13_600
-    assert g.source == viz.draw(y, max_nodes=None).source
+    assert g.source == viz.draw(y, overview=False).source
 
 
 # --------------------------------------------------------------------- display and files

@@ -85,8 +85,11 @@ def test_the_stepper_replays_a_backward_pass_through_a_record():
 
 
 def test_the_forward_replay_of_outputs_of_unequal_shapes_names_each_shape():
-    # (numpy cannot stack (4, 1) and (4, 3): the record's outputs are shown one by one)
+    # (numpy cannot stack (4, 1) and (4, 3): each output step says its own output's shape)
     s = step_through(lambda x: sum(p.sum() for p in x.split([1, 3], dim=1)),
                      leaf(np.ones((4, 4))), layout="builtin", mode="forward")
     texts = [s.frames.frames[i].text for i in range(len(s.frames))]
-    assert any("shapes ((4, 1), (4, 3)) → (4, 3)" in t for t in texts), texts
+    assert any("→ 2 outputs: (4, 1) · (4, 3)" in t for t in texts), texts
+    for k, shape in enumerate(("(4, 1)", "(4, 3)")):
+        assert any(f"[{k}] (output {k} of split)\nshapes {shape} → {shape};" in t
+                   for t in texts), texts

@@ -236,8 +236,8 @@ def test_bad_arguments_say_what_is_expected():
         viz.side_by_side(lambda x: x.sum(), x, params=3)
     with pytest.raises(ValueError, match="names= gives 2 names for 1 inputs"):
         viz.side_by_side(lambda x: x.sum(), x, names=["a", "b"])
-    with pytest.raises(TypeError, match="must return one tensor"):
-        viz.side_by_side(lambda x: (x.sum(), x.sum()), x)
+    with pytest.raises(TypeError, match="must return a tensor or a tuple of tensors"):
+        viz.side_by_side(lambda x: (x.sum(), 2.0), x)
 
 
 def test_without_torch_the_error_names_the_extra_and_import_stays_cheap():

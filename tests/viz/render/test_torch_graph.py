@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import viz
-from viz.render.torch_graph import RELEASED, is_torch, torch_op_name, torch_symbol, torch_view
+from viz.render.torch_graph import RELEASED, NoGradInput, is_torch, torch_op_name, torch_symbol, torch_view
 
 torch = pytest.importorskip("torch", reason="torch is optional: the torch view is tested with it")
 
@@ -24,29 +24,40 @@ LAYOUTS = ["builtin", pytest.param("dot", marks=pytest.mark.skipif(
 
 def autograd_walk(t):
     """``(nodes, edges)`` of the graph behind ``t`` read straight from torch:
-    nodes in discovery order, edges as ``(child, parent, slot, input_nr)``."""
+    nodes in discovery order, edges as ``(child, parent, slot, input_nr)``; a parent
+    ``None`` is an input that needs no gradient (``next_functions`` says ``(None, 0)``)."""
     nodes, edges, todo = [t.grad_fn], [], [t.grad_fn]
     while todo:
         fn = todo.pop()
         for slot, (parent, nr) in enumerate(fn.next_functions):
-            if parent is None:
-                continue
             edges.append((fn, parent, slot, nr))
-            if not any(parent is n for n in nodes):
+            if parent is not None and not any(parent is n for n in nodes):
                 nodes.append(parent)
                 todo.append(parent)
     return nodes, edges
 
 
 def assert_matches_torch(view, t):
-    """The view has one node per autograd Node and one edge per ``next_functions`` entry."""
+    """The view has one node per autograd Node and per no-grad input, and one edge per
+    ``next_functions`` entry."""
     nodes, edges = autograd_walk(t)
-    assert len(view.nodes) == len(nodes)
-    assert sorted(vn.node.name() for vn in view.nodes) == sorted(fn.name() for fn in nodes)
-    assert [vn.id for vn in view.nodes] == list(range(len(nodes)))  # a counter, walk order
+    no_grad = [(child, slot) for child, parent, slot, _ in edges if parent is None]
+    assert len(view.nodes) == len(nodes) + len(no_grad)
+    real = [vn for vn in view.nodes if not isinstance(vn.node, NoGradInput)]
+    assert sorted(vn.node.name() for vn in real) == sorted(fn.name() for fn in nodes)
+    inputs = [vn for vn in view.nodes if isinstance(vn.node, NoGradInput)]
+    assert sorted((id(vn.node.fn), vn.node.slot) for vn in inputs) == sorted(
+        (id(c), s) for c, s in no_grad)
+    assert all(vn.role == "input" and vn.is_leaf and not vn.requires_grad for vn in inputs)
+    assert [vn.id for vn in view.nodes] == list(range(len(view.nodes)))  # a counter
     assert all(vn.key == f"n_{vn.id}" for vn in view.nodes)
     by_id = view.by_id
-    seen = [(by_id[e.child].node, by_id[e.parent].node, e.slot) for e in view.edges]
+
+    def node_of(i):
+        n = by_id[i].node
+        return None if isinstance(n, NoGradInput) else n
+
+    seen = [(by_id[e.child].node, node_of(e.parent), e.slot) for e in view.edges]
     assert len(seen) == len(edges)
     for child, parent, slot, _ in edges:
         assert sum(c is child and p is parent and s == slot for c, p, s in seen) == 1
@@ -114,7 +125,7 @@ def test_mlp_leaves_are_named_from_the_model_and_grouped_by_module():
     model, loss = mlp_loss()
     view = torch_view(loss, params=model)
     assert_matches_torch(view, loss)
-    names = sorted(vn.name for vn in view.nodes if vn.is_leaf)
+    names = sorted(vn.name for vn in view.nodes if vn.is_leaf and vn.requires_grad)
     assert names == ["0.bias", "0.weight", "2.bias", "2.weight"]
     assert [(c.key, c.title) for c in view.clusters] == [("c_0", "0: Linear"),
                                                          ("c_2", "2: Linear")]
@@ -124,8 +135,10 @@ def test_mlp_leaves_are_named_from_the_model_and_grouped_by_module():
     assert addmm == [("0",), ("2",)]  # each Linear's addmm joins its module
     assert scope["ReluBackward0"] == () and scope["NllLossBackward0"] == ()
     # without params=, the model in the caller's variables names them all the same
-    assert sorted(vn.name for vn in torch_view(loss).nodes if vn.is_leaf) == names
-    assert [vn.name for vn in torch_view(loss, params=()).nodes if vn.is_leaf] == [None] * 4
+    assert sorted(vn.name for vn in torch_view(loss).nodes
+                  if vn.is_leaf and vn.requires_grad) == names
+    assert [vn.name for vn in torch_view(loss, params=()).nodes
+            if vn.is_leaf and vn.requires_grad] == [None] * 4
 
 
 def test_split_numbers_the_edges_from_its_outputs():
@@ -173,10 +186,12 @@ def test_a_deep_chain_is_walked_without_recursion():
     for _ in range(3_000):
         y = y * 1.0
     view = torch_view(y)
-    assert len(view.nodes) == 3_001 and len(view.edges) == 3_000
-    assert view.nodes[0].is_leaf and view.roots == (3_000,)
+    # (each 1.0 is a no-grad input, drawn too)
+    assert len(view.nodes) == 6_001 and len(view.edges) == 6_000
+    assert view.nodes[0].is_leaf and view.roots == (6_000,)
     lines = viz.text(y).splitlines()
-    assert len(lines) == 3_001 and lines[-1].startswith("[3000] └── leaf")
+    assert len(lines) == 6_001 and [k for k, line in enumerate(lines)
+                                    if line.startswith("[3000] ├── leaf")] == [3_000]
 
 
 # --------------------------------------------------------------------- saved values
@@ -332,3 +347,12 @@ def test_a_saved_attribute_this_torch_cannot_read_is_left_out_and_said_once():
     again = _saved_items(OddNode(), 8, opts, notes, torch)  # a second node: no second note
     assert [s.text for s in again] == ["self: (2,) float32 8 B"]
     assert list(notes) == ["missing"] and "OddBackward0._saved_gone" in notes["missing"]
+
+
+def test_scopes_module_frames_nodes_named_by_a_dict():
+    model, loss = mlp_loss()
+    named = {f"net.{n}": p for n, p in model.named_parameters()}
+    plain = torch_view(loss, params=named)
+    assert plain.clusters == []  # a dict names leaves, but knows no modules
+    view = torch_view(loss, params=dict(model.named_parameters()), scopes=model)
+    assert [c.title for c in view.clusters] == ["0: Linear", "2: Linear"]

@@ -47,3 +47,24 @@ def test_stepper_keeps_existing_nodes_and_their_labels():
     assert s.frames.nodes[0] is a
     s.last()
     assert "alpha.grad = 4.0000" in s.panel
+
+
+@pytest.mark.parametrize("mode", ["both", "forward-mode"])
+def test_step_through_of_a_result_instead_of_a_function_says_what_to_pass(mode):
+    """``step_through(c)`` after building ``c`` (issue 31): the error names what was given
+    and shows the call to make instead, not "'Value' object is not callable"."""
+    a = Value(2.0, label="a")
+    c = a * a + a
+    with pytest.raises(TypeError) as err:
+        step_through(c, mode=mode)
+    message = str(err.value)
+    assert "is a Value (the result of 'add'), not a function" in message
+    assert "step_through(f, x, y)" in message and "viz.draw" in message
+    with pytest.raises(TypeError, match=r"a Value \(a leaf\), not a function"):
+        step_through(a, 1.0, mode=mode)
+    if _tensor() is not None:
+        t = _tensor()(np.ones(2), requires_grad=True)
+        with pytest.raises(TypeError, match=r"is a Tensor \(the result of 'sum'\)"):
+            step_through((t * t).sum(), mode=mode)
+    with pytest.raises(TypeError, match=r"must be a function, got a float.*\(1 input\(s\) given\)"):
+        step_through(3.0, a, mode=mode)
