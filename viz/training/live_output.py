@@ -2,8 +2,9 @@
 
 * **Jupyter** (a kernel is running): the first frame is shown with
   ``display(obj, display_id=True)`` and every later one replaces it in place through the
-  handle's ``update``. The output is plain ``text/html`` (inline SVG), so a saved notebook
-  keeps the last frame and needs no widget state to show it.
+  handle's ``update``. The output is plain ``text/html`` (each panel an SVG image in a data
+  URI, which survives the sanitiser of an untrusted notebook), so a saved notebook keeps the
+  last frame and needs no widget state to show it.
 * **marimo** (the notebook is running under marimo): ``marimo.output.replace``. marimo is
   detected through ``sys.modules`` (it is already imported when a marimo notebook runs),
   so ``import viz`` never imports it.

@@ -32,7 +32,9 @@ curves up to the last step, if the throttle skipped it.
 
 from __future__ import annotations
 
+import base64
 import math
+import re
 import time
 from html import escape
 
@@ -44,9 +46,28 @@ from .layer_stats import layers_of, sample_layer, snapshot, with_histograms
 from .live_output import Frame, output_for
 from .svg_panels import PALETTE, boundary_map, histogram, line_chart, ratio_chart
 
-__all__ = ["TrainingView"]
+__all__ = ["TrainingView", "as_img"]
 
 MAX_HISTOGRAM_LAYERS = 6
+_PANEL = re.compile(r'<svg[^>]*?data-panel="([^"]*)"')
+
+
+def as_img(svg: str, panel: str | None = None) -> str:
+    """An SVG panel as ``<img src="data:image/svg+xml;base64,...">``.
+
+    A notebook reopened by someone else is untrusted, and Jupyter then sanitises its HTML
+    outputs: inline ``<svg>`` elements are stripped (their text is left as a jumble), while
+    an image with a data URI is kept. So every panel of a frame is an image: the saved
+    notebook shows the last frame exactly as it was drawn, with no script and no widget.
+    """
+    if panel is None:
+        found = _PANEL.search(svg)
+        panel = found.group(1) if found else ""
+    if "xmlns=" not in svg[:svg.find(">")]:
+        svg = svg.replace("<svg", '<svg xmlns="http://www.w3.org/2000/svg"', 1)
+    data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
+    return (f'<img class="tv-panel" data-panel="{escape(panel)}" alt="{escape(panel)}" '
+            f'src="data:image/svg+xml;base64,{data}"/>')
 
 
 def _number(v) -> float:
@@ -161,8 +182,8 @@ class TrainingView:
         return out
 
     def frame(self) -> str:
-        """The HTML of the latest sample (self-contained: inline SVG, no script), drawn now
-        if the throttle skipped it."""
+        """The HTML of the latest sample (self-contained: each panel an SVG image in a data
+        URI, no script), drawn now if the throttle skipped it."""
         latest = (len(self.steps), len(self.sample_steps))
         if self._html is None or self._html_at != latest:
             self._html, self._html_at = self._render(), latest
@@ -224,17 +245,18 @@ class TrainingView:
             norms = {name: s.grad_norm for name, s in self.samples[-1].items()}
             svg = self._graph.svg_for(norms)
             if svg:
-                graph = (f'<div class="tv-graph" data-panel="graph" style="overflow:auto;'
+                graph = (f'<div class="tv-graph" style="overflow:auto;'
                          f'max-height:420px;border-top:1px solid #e5e7eb">'
                          f'<div style="font:bold 10px sans-serif">graph: edges coloured by the '
                          f'gradient norm of the module they enter (blue small, red large, '
-                         f'grey zero)</div>{svg}</div>')
+                         f'grey zero)</div>{as_img(svg, "graph")}</div>')
             elif self._graph.error:
                 graph = f'<p class="tv-note"><small>no graph: {escape(self._graph.error)}</small></p>'
         row = '<div style="display:flex;flex-wrap:wrap;gap:4px">'
         return (f'<div class="minigrad-training-view" style="font-family:sans-serif">'
                 f'<div class="tv-title" style="font-size:12px">{escape(self._text())}</div>'
-                f'{row}{"".join(top)}</div>{row}{"".join(hists)}</div>{graph}</div>')
+                f'{row}{"".join(map(as_img, top))}</div>{row}{"".join(map(as_img, hists))}</div>'
+                f'{graph}</div>')
 
     def _boundary(self) -> str:
         g = decision_grid(self.model, self.X, size=self.grid_size)

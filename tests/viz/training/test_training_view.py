@@ -98,6 +98,26 @@ def test_frame_has_every_panel_and_histograms_from_the_real_weights(engine):
         w = weights(layer)
         np.testing.assert_array_equal(counts, np.histogram(w, bins=10)[0])
     assert "<script" not in html  # self-contained: a saved notebook shows it as is
+    assert "<svg" not in html  # every panel an image (an untrusted notebook keeps those)
+
+
+def test_each_panel_is_an_svg_image_that_decodes_to_the_panel():
+    import base64
+    import re
+
+    X, y = moons(30)
+    view = viz.TrainingView(TensorMLP(), every=2, data=(X, y), display=None, interval=0)
+    _train(view.model, tensor_step, view, 3)
+    images = dict(re.findall(r'<img class="tv-panel" data-panel="([^"]+)"[^>]*'
+                             r'src="data:image/svg\+xml;base64,([^"]+)"', view.frame()))
+    assert set(PANELS) <= set(images)
+    ratio = base64.b64decode(images["ratio"]).decode()
+    assert ratio.startswith("<svg") and 'xmlns="http://www.w3.org/2000/svg"' in ratio
+    assert 'class="guide"' in ratio
+    boundary = base64.b64decode(images["boundary"]).decode()
+    assert boundary.count('class="point"') == 30
+    graph = base64.b64decode(images["graph"]).decode()
+    assert 'id="c_fc2"' in graph and 'class="edge' in graph
 
 
 @pytest.mark.parametrize("engine", ["scalar", "tensor"])
