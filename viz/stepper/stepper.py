@@ -10,9 +10,10 @@ step 15 / 15 · Backward · complete
 
 The parts: ``Frames`` (what every step shows, computed once from the tape),
 ``StepperState`` (the cursor), an ``SvgTemplate`` of the graph laid out once
-by ``viz.draw``, and, only when displayed in Jupyter, the ipywidgets glue
+by ``viz.draw``, and, only when displayed in a notebook, the anywidget
 (``StepperWidget``).  ``to_html()`` / ``viz.export_html`` give the same steps as
-one self-contained page for slides, static viewers and sharing.
+one self-contained page for slides, static viewers and sharing, run by the same
+JavaScript module as the widget.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from .cursor import StepperState
 from .engine_notes import Badged, unbadged
 from .frames import Frames
 from .memory_strip import MemoryTrack, strip_html
+from .node_info import node_info
 from .page import SPEEDS, default_title, player_fragment, player_html
 from .recording import record_call, record_forward_mode
 from .tangent_frames import MODE as TANGENT_MODE
@@ -77,15 +79,13 @@ class Stepper:
     inside the block, or ``tape.backward(loss)`` after it).  ``mode`` is
     ``"forward"`` (reveal nodes in creation order), ``"backward"`` (replay the
     chain rule edge by edge) or ``"both"``.  ``speed`` is the initial play
-    speed (``"slow"``, ``"normal"``, ``"fast"``, ``"very fast"``).  With
-    ``static=True`` the notebook output is the standalone HTML player
-    (``to_html(fragment=True)``) instead of the ipywidgets UI: the same
-    controls, run by a small inline script, so they work in a live notebook
-    and, with no kernel, in an executed notebook exported by ``jupyter
-    nbconvert --to html`` or shown by nbviewer.  (Viewers that strip scripts,
-    such as GitHub's, show the graph at its first step.)  The widget needs a
-    kernel, and a saved widget view hides any other output in nbconvert's
-    export: hence one or the other.  ``show_ids`` writes ``#<id>`` in unnamed
+    speed (``"slow"``, ``"normal"``, ``"fast"``, ``"very fast"``).  Displayed, a
+    stepper is a widget (``viz.stepper.widgets``, an anywidget: its step syncs with
+    Python) with the standalone HTML player (``to_html(fragment=True)``) beside it as
+    ``text/html``: the same markup run by the same module, which a saved notebook,
+    ``jupyter nbconvert --to html`` and nbviewer show with no kernel.  (Viewers that
+    strip scripts, such as GitHub's, show the graph at its first step.)  With
+    ``static=True`` the output is the player alone.  ``show_ids`` writes ``#<id>`` in unnamed
     nodes, the names the panel uses for them.  ``options`` (a
     ``viz.DisplayOptions``) and the remaining keyword arguments (``viz.draw``'s:
     ``rankdir``, ``params``, ``digits``, ...; they win over ``options``) style
@@ -364,7 +364,7 @@ class Stepper:
     # --- showing ---------------------------------------------------------------------
     @property
     def widget(self):
-        """The ipywidgets UI (built on first use); ``widget.box`` is the displayed box."""
+        """The notebook widget (an anywidget, built on first use; ``viz.stepper.widgets``)."""
         if self._widget is None:
             from .widgets import StepperWidget
 
@@ -378,12 +378,14 @@ class Stepper:
             roots = [self.frames.name(r) for r in self.frames.results]
             title = default_title(self.mode, ", ".join(roots[:3]) + (", …" if roots[3:] else ""))
         start = self._open()
-        extra = strip_html(self.memory, start) if self.memory is not None else ""
+        info = node_info(self.frames, self.options) if self.template is not None else ()
+        extra = strip_html(self.memory, start, script=False) if self.memory is not None else ""
         if fragment:
-            return player_fragment(self.frames, self.template, self.grad_text,
-                                   start=start, note=self.note, speed=self.speed, extra=extra)
+            return player_fragment(self.frames, self.template, self.grad_text, start=start,
+                                   note=self.note, speed=self.speed, extra=extra, info=info)
         return player_html(self.frames, self.template, self.grad_text, title=title,
-                           note=self.note, speed=self.speed, start=start, extra=extra)
+                           note=self.note, speed=self.speed, start=start, extra=extra,
+                           info=info)
 
     def _open(self) -> int:
         """Move to the step a display opens on (``start``) and return it."""
@@ -398,22 +400,34 @@ class Stepper:
     def _repr_mimebundle_(self, include=None, exclude=None):
         # A deterministic text/plain (strict nbval compares it; it ignores widget model
         # ids), the standalone player (text/html) and, unless static=True, the widget
-        # view, which a live Lab shows in preference.  A saved notebook keeps the player
-        # and drops the view (make lab's save hook, scripts/lab_save.py; scripts/nb_exec.py),
-        # so a reopened lesson steps with no kernel; nbconvert too would render a view in
-        # preference to text/html, and with no kernel to run it, show nothing.
+        # view, which a live Lab or Notebook shows in preference.  A saved notebook keeps
+        # the player and drops the view (make lab's save hook, scripts/lab_save.py;
+        # scripts/nb_exec.py), so a reopened lesson steps with no kernel; nbconvert too
+        # would render a view in preference to text/html, and with no kernel to run it,
+        # show nothing.  Both are the same markup run by the same module.
         bundle = {"text/plain": repr(self), "text/html": self.to_html(fragment=True)}
         if self.static:
             return bundle
         self._open()
         try:
-            box = self.widget.box
-        except ImportError:
-            box = None
-        if box is not None and getattr(box, "_view_name", None) is not None:
+            widget = self.widget
+        except ImportError:  # no anywidget: the player alone
+            widget = None
+        if widget is not None and getattr(widget, "_view_name", None) is not None:
             bundle[_WIDGET_MIME] = {"version_major": 2, "version_minor": 0,
-                                    "model_id": box.model_id}
+                                    "model_id": widget.model_id}
         return bundle
+
+    def _display_(self):
+        """marimo's display protocol (Jupyter ignores it): the widget, which marimo runs
+        as an anywidget (it runs no script in HTML output, so the player would not step);
+        with ``static=True``, the page in an iframe."""
+        if self.static:
+            import marimo as mo
+
+            return mo.iframe(self.to_html())
+        self._open()
+        return self.widget
 
     def __repr__(self) -> str:
         f = self.frames
