@@ -153,12 +153,23 @@ export function mount(root, model) {
     if (model.get("speed") !== name) { model.set("speed", name); model.save_changes(); }
     if (timer !== null) { stop(); play(); }
   });
-  root.addEventListener("keydown", function (ev) {
-    if (ev.target.tagName === "INPUT" || ev.target.tagName === "SELECT") return;
+  /* keys, while the focus is in the player: heard on the window before anything else
+     (capture phase), so a notebook's own shortcuts (Notebook 7 takes ArrowRight in
+     command mode) do not swallow them; used keys go no further */
+  function onKey(ev) {
+    // (the real target: marimo puts the widget in a shadow root, which retargets events)
+    var t = ev.composedPath ? ev.composedPath()[0] : ev.target;
+    if (!t || !root.contains(t) || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    if (t.tagName === "INPUT" || t.tagName === "SELECT") return;
     var k = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: n - 1 }[ev.key];
-    if (k !== undefined) { stop(); show(k); ev.preventDefault(); }
-    else if (ev.key === " ") { play(); ev.preventDefault(); }
-  });
+    if (k !== undefined) { stop(); show(k); }
+    else if (ev.key === " ") play();
+    else return;
+    ev.preventDefault();
+    ev.stopPropagation();
+  }
+  window.addEventListener("keydown", onKey, true);
+  cleanups.push(function () { window.removeEventListener("keydown", onKey, true); });
 
   // the other side moved: Python's goto, or the saved speed
   function onStep() { var k = model.get("step"); if (k !== at) { stop(); show(k); } }
@@ -533,6 +544,7 @@ export function mountAll(doc) {
 
 /* anywidget's entry point: the widget's markup (the same as the page's), then mount. */
 function render(ctx) {
+  ctx.el.classList.add("mg-stepper-widget");  // (tests and page styles tell it from the page)
   ctx.el.innerHTML = ctx.model.get("markup");
   var root = ctx.el.querySelector(".mg-player");
   return mount(root, ctx.model);
