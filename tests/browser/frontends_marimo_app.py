@@ -15,7 +15,7 @@ def _():
         return (e + c).tanh()
 
     stepper = viz.step_through(neuron, 2.0, -3.0, 10.0)
-    stepper
+    stepper  # noqa: B018  (a cell shows its last expression)
     return (stepper,)
 
 
