@@ -177,6 +177,7 @@ class Stepper:
         # stepper that silently has no graph.
         self._graph = None if svg is not None else self._dot()
         self._widget = None
+        self._info: list[dict] | None = None
         self._grad_pos: list[int] = []
         self._widget_svg: str | None = None
         self.scope = f"mgs-{next(_SCOPES)}"  # the widget's CSS is keyed under #<scope>
@@ -378,7 +379,7 @@ class Stepper:
             roots = [self.frames.name(r) for r in self.frames.results]
             title = default_title(self.mode, ", ".join(roots[:3]) + (", …" if roots[3:] else ""))
         start = self._open()
-        info = node_info(self.frames, self.options) if self.template is not None else ()
+        info = self.node_info()
         extra = strip_html(self.memory, start, script=False) if self.memory is not None else ""
         if fragment:
             return player_fragment(self.frames, self.template, self.grad_text, start=start,
@@ -386,6 +387,13 @@ class Stepper:
         return player_html(self.frames, self.template, self.grad_text, title=title,
                            note=self.note, speed=self.speed, start=start, extra=extra,
                            info=info)
+
+    def node_info(self) -> list[dict]:
+        """What a click on each drawn node shows (``viz.stepper.node_info``), computed once;
+        empty without a drawing."""
+        if self._info is None:
+            self._info = node_info(self.frames, self.options) if self.template is not None else []
+        return self._info
 
     def _open(self) -> int:
         """Move to the step a display opens on (``start``) and return it."""

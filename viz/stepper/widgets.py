@@ -42,12 +42,11 @@ class StepperWidget(anywidget.AnyWidget):
 
     def __init__(self, stepper):
         from .memory_strip import strip_html
-        from .node_info import node_info
 
         state = stepper.state
         start = state.step
         extra = strip_html(stepper.memory, start, script=False) if stepper.memory else ""
-        info = node_info(stepper.frames, stepper.options) if stepper.template else ()
+        info = stepper.node_info()
         super().__init__(
             step=start, speed=stepper.speed,
             markup=player_markup(stepper.frames, stepper.template, stepper.grad_text,

@@ -43,3 +43,11 @@ def test_a_tensor_node_says_its_shape_and_dtype():
     s = step_through(lambda x: (x * 2.0).sum(), np.array([1.0, 2.0, 3.0]))
     info = {i["n"]: i for i in node_info(s.frames, s.options)}
     assert "(shape (3,), float" in info["x"]["v"]
+
+
+def test_the_stepper_computes_it_once_for_the_widget_and_the_page():
+    s = step_through(neuron, 2.0, -3.0, 10.0)
+    info = s.node_info()
+    assert s.node_info() is info
+    assert s.widget.data["info"] == info
+    assert '"n":"e"' in s.to_html()  # the page's JSON carries the same
