@@ -202,6 +202,43 @@ def test_static_stepper_survives_nbconvert_export(browser, tmp_path):
         context.close()
 
 
+def test_an_executed_lesson_exported_by_nbconvert_keeps_working_players(browser, tmp_path):
+    """Lesson 2 as committed (executed, widget views dropped: the player is each step-through's
+    text/html), exported with no kernel: every player steps, offline."""
+    import shutil
+    import subprocess
+    import sys
+
+    from tests._helpers import ROOT
+
+    pytest.importorskip("nbconvert")
+    lesson = "02_backward_step_by_step.ipynb"
+    shutil.copy(ROOT / "notebooks" / lesson, tmp_path / lesson)
+    done = subprocess.run([sys.executable, "-m", "nbconvert", "--to", "html", lesson],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr[-2000:]
+    context = browser.new_context(offline=True)  # (nbconvert's own CDN scripts fail: fine)
+    try:
+        pg = context.new_page()
+        errors = []
+        pg.on("pageerror", lambda exc: errors.append(str(exc)))
+        pg.goto((tmp_path / lesson.replace(".ipynb", ".html")).as_uri())
+        players = pg.locator(".mg-player")
+        pg.wait_for_selector(".mg-player[data-mg-ready]", timeout=15_000)
+        count = players.count()
+        assert count >= 1
+        assert pg.locator(".mg-player[data-mg-ready]").count() == count  # every one runs
+        assert "Error displaying widget" not in pg.inner_text("body")
+        first = players.first
+        first.scroll_into_view_if_needed()
+        step = int(first.get_attribute("data-mg-step"))
+        first.locator('[data-act="next"]').click()
+        assert first.get_attribute("data-mg-step") == str(step + 1)
+        assert errors == []
+    finally:
+        context.close()
+
+
 # --- issue #20: the first frame, text inside its boxes, readable sizes ------------------
 
 # [node id, text, how far it sticks out (px)] for every shown text not inside its node's
