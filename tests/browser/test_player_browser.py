@@ -305,25 +305,6 @@ def test_every_text_stays_inside_its_node_in_the_player(page, tmp_path, make):
     assert page.errors == []
 
 
-@pytest.mark.parametrize("make", [captured_w, module_step], ids=["captured-w", "nn-module"])
-def test_every_text_stays_inside_its_node_in_the_widget_html(page, make):
-    from viz.stepper.template import css
-
-    s = make()
-    if s.template is None:
-        pytest.skip(s.note)
-    page.set_content(f"<html><body><style>{css()}</style><style id='restyle'></style>"
-                     f"{s.widget_svg_html()}</body></html>")
-    root = page.locator(".mg-widget")
-    for k in range(len(s)):
-        page.evaluate("css => { document.getElementById('restyle').textContent = css; }",
-                      s.step_css(k))
-        assert root.evaluate(OUTSIDE) == [], k
-        shown = root.evaluate("r => [...r.querySelectorAll('text.mg-gv')]"
-                              ".filter(t => getComputedStyle(t).display !== 'none').length")
-        assert shown == len(s.template.grad_nodes)  # one gradient text per node, always
-
-
 def test_a_page_opens_on_the_first_step_whatever_code_did_before(page, tmp_path):
     from viz import step_through
 

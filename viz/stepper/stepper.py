@@ -20,9 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import html
 import inspect
-import itertools
 import warnings
 from pathlib import Path
 
@@ -41,13 +39,12 @@ from .page import SPEEDS, default_title, player_fragment, player_html
 from .recording import record_call, record_forward_mode
 from .tangent_frames import MODE as TANGENT_MODE
 from .tangent_frames import TangentFrames
-from .template import SvgTemplate, companion_strings, state_css, svg_template
+from .template import SvgTemplate, companion_strings, svg_template
 from .torch_recording import record_torch, wants_torch
 
 __all__ = ["Stepper", "step_through", "GradText", "save_page"]
 
 _WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
-_SCOPES = itertools.count(1)
 
 
 class GradText:
@@ -179,8 +176,6 @@ class Stepper:
         self._widget = None
         self._info: list[dict] | None = None
         self._grad_pos: list[int] = []
-        self._widget_svg: str | None = None
-        self.scope = f"mgs-{next(_SCOPES)}"  # the widget's CSS is keyed under #<scope>
 
     @property
     def draw_options(self) -> dict:
@@ -270,55 +265,13 @@ class Stepper:
     def render_svg(self, i: int | None = None) -> str | None:
         """The SVG at step ``i`` (default: the current step) with the step's classes and
         gradients written in; ``None`` without a drawing.  (A snapshot for slides or
-        tests: the widget restyles one SVG by CSS instead, see ``step_css``.)"""
+        tests: the player restyles one SVG instead, ``assets/player.js``.)"""
         t = self.template
         if t is None:
             return None
         i = self.state.step if i is None else i
         classes = self.frames.class_strings(i)
         return t.render(classes, self._grads(i), companion_strings(self.frames, t, i, classes))
-
-    def _prepare_variants(self) -> None:
-        """Every gradient text each node shows over the replay, numbered per node."""
-        self._variants: dict[str, list[str]] = {}
-        self._vmap: dict[tuple[int, int], int] = {}
-        codes = self.frames.grad_codes
-        for el, pos in zip(self.template.grad_nodes, self._grad_pos):
-            texts, index = [], {}
-            for code in np.unique(codes[:, pos]).tolist():
-                text = self._text(pos, code)
-                if text not in index:
-                    index[text] = len(texts)
-                    texts.append(text)
-                self._vmap[(pos, code)] = index[text]
-            self._variants[el] = texts
-
-    def widget_svg_html(self) -> str:
-        """The graph for the widget, sent once: the SVG with all gradient texts,
-        inside ``<div id=scope>``; each step only swaps a stylesheet (``step_css``)."""
-        if self._widget_svg is None:
-            t = self.template
-            if t is None:
-                body = f'<div class="mg-nograph">{html.escape(self.note or "")}</div>'
-            else:
-                self._prepare_variants()
-                body = f'<div class="mg-graph">{t.with_variants(self._variants)}</div>'
-            self._widget_svg = f'<div class="mg-stepper mg-widget" id="{self.scope}">{body}</div>'
-        return self._widget_svg
-
-    def step_css(self, i: int | None = None) -> str:
-        """Step ``i``'s stylesheet for the widget's SVG: state rules keyed by element id."""
-        t = self.template
-        if t is None:
-            return ""
-        self.widget_svg_html()
-        i = self.state.step if i is None else i
-        row = self.frames.grad_codes[i].tolist()
-        visible = [f"gv_{el[2:]}_{self._vmap[(p, row[p])]}"
-                   for el, p in zip(t.grad_nodes, self._grad_pos)]
-        classes = self.frames.class_strings(i)
-        return state_css(self.scope, self.frames.elements, classes, t.companions, visible,
-                         companion_strings(self.frames, t, i, classes))
 
     # --- moving --------------------------------------------------------------------
     def __len__(self) -> int:

@@ -453,7 +453,7 @@ function collapsible(root, svg) {
   function lines(info) {
     var out = [info.title, info.count + (info.count === 1 ? " node" : " nodes")];
     if (info.output) {
-      var texts = info.output.querySelectorAll("text:not(.mg-gv)");
+      var texts = info.output.querySelectorAll("text");
       for (var i = 1; i < texts.length; i++) {  // (its first text is the op symbol)
         if (getComputedStyle(texts[i]).display !== "none") out.push(texts[i].textContent);
       }
