@@ -99,6 +99,9 @@ def test_the_widget_opens_where_the_stepper_does():
     s = step_through(lambda a: a * 2, 1.0, svg=FAKE_SVG, start=-1)
     s._repr_mimebundle_()
     assert s.widget.step == len(s) - 1
+    here = step_through(lambda a: a * 2, 1.0, svg=FAKE_SVG, start=None)
+    here.goto(3)  # built mid-replay: the step is valid against the frames sent with it
+    assert here.widget.step == 3 and here.widget.data["start"] == 3
 
 
 def test_widget_without_dot_shows_the_panel_and_a_note(monkeypatch):
