@@ -119,3 +119,10 @@ def test_marimo_is_handed_the_widget():
     s = _stepper()
     s.goto(4)
     assert s._display_() is s.widget and s.step == 0  # (opens on start=0)
+
+
+def test_marimo_gets_the_page_in_an_iframe_for_a_static_stepper():
+    pytest.importorskip("marimo")
+    s = _stepper(static=True)
+    shown = s._display_()
+    assert "iframe" in shown.text and "mg-player" in shown.text
