@@ -13,7 +13,7 @@ module clusters.  SVG element ids and classes are listed in ``viz.render.dot``. 
 all, and every number is written by ``minigrad.formatting.format_number``.
 
 Importing ``viz`` is cheap: each name below loads its module on first use,
-and graphviz, matplotlib and ipywidgets are imported only when needed.
+and graphviz, matplotlib, ipywidgets and anywidget are imported only when needed.
 """
 
 from __future__ import annotations
