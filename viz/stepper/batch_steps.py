@@ -77,11 +77,20 @@ def vmap_summary(nodes, name) -> str:
         text = f"vmap over {size} examples: {axes or 'its inputs are constants'}"
         if shared:
             text += (f"; not mapped (shared by every example): "
-                     f"{', '.join(name(p) for p in shared)}")
+                     f"{', '.join(_shared_name(p, nodes, name) for p in shared)}")
         if outs:
             text += f"; out_dims {', '.join(str(n.attrs['dim']) for n in outs)}"
         lines.append(text + ".")
     return "\n".join(lines)
+
+
+def _shared_name(p, nodes, name) -> str:
+    """A shared input by name; a leaf made inside the vmap on the values of a node made
+    before it (``grad(f)`` differentiates such a copy of its input) says whose."""
+    source = next((q for q in nodes if q.id < p.id and q.data is p.data), None)
+    if source is None:
+        return name(p)
+    return f"{name(p)} (a leaf on {name(source)}'s values, as grad makes to differentiate)"
 
 
 def shared_note(local, after, parent, name) -> str:

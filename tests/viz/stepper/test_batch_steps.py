@@ -96,7 +96,12 @@ def test_vmap_of_grad_steps_through_its_per_example_backward():
     t0 = np.tanh(xs[0] * w)
     first = format_array((1 - t0 ** 2) * xs[0], 4, None)
     assert f".grad = {per_example}; example 0: {first}" in backward[-1]
-    assert "not mapped (shared by every example)" in s.frames[0].text
+    w_leaf = next(n for n in s.frames.nodes if n.label == "w")
+    assert "batch axis 0 of x;" in s.frames[0].text  # (named after loss's parameters)
+    copy = next(n for n in s.frames.nodes if n.op is None and n.data is w_leaf.data
+                and n is not w_leaf)
+    assert (f"not mapped (shared by every example): {s.frames.name(copy)} (a leaf on w's "
+            f"values") in s.frames[0].text
 
 
 def test_nested_vmaps_show_both_batches():
