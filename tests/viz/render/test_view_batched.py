@@ -54,3 +54,19 @@ def test_a_batched_gradient_is_labelled_with_the_example_it_shows():
     wide = grad_label(mul.data, g, preview=2)
     assert wide.startswith("grad (example 0) norm ")
     assert wide.endswith(f"{np.sqrt(3 * 1.5 ** 2):.4f}")
+
+
+def test_the_built_in_layout_draws_the_same_batch_rows():
+    tape, out, xs, w = _recorded(batch=6)
+    svg = viz.draw(out, layout="builtin").svg()
+    assert "(3,) float64 per example" in svg
+    assert "batch of 6 → (6, 3)" in svg
+    assert "example 0 [" in svg
+
+
+def test_a_saved_batch_is_shown_by_its_shapes():
+    tape, out, xs, w = _recorded(batch=5)
+    view = build_view(out, show_saved=True)
+    tanh = next(vn for vn in view.nodes if vn.op == "tanh")
+    assert tanh.saved, "tanh saves its output"
+    assert tanh.saved[0].text == "(3,) float64 per example · batch of 5 → (5, 3)"
