@@ -15,6 +15,8 @@ Read the modules in this order:
   held, panel text (the heart of the stepper);
 * ``engine_notes.py``: a ready-queue pass's pending counts and queue, and hook steps;
 * ``checkpoint_steps.py``: what a checkpointed block's recompute says;
+* ``batch_steps.py``: what a vmapped function's steps say (which axis is the batch, what
+  is not mapped, one seed per example; each node's two shapes: ``viz.render.batches``);
 * ``tangent_frames.py``: ``TangentFrames``, forward mode's tangents as frames;
 * ``cursor.py``: ``StepperState``, the cursor over the frames;
 * ``memory_strip.py``: the saved bytes alive at every step;
