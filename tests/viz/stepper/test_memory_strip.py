@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import minigrad
-from minigrad import Value, nn
+from minigrad import Value, func, nn
 from minigrad.memory import format_bytes, ledger
 from viz.stepper.memory_strip import MemoryTrack, strip_html, strip_svg
 from viz.stepper.stepper import Stepper, step_through
@@ -89,6 +89,21 @@ def test_each_step_says_what_it_freed_and_what_is_left():
                 tanh_freed += 1
     assert tanh_freed == 2
     assert s.panel.splitlines()[-1].startswith("memory: ")
+
+
+def test_a_vmapped_function_holds_every_examples_saved_values():
+    # vmap's values are batches whose shape is one example's: the strip weighs all of them,
+    # as the ledger of the same function on the stacked batch does
+    def f(w, x):
+        return (x * w).tanh().sum()
+
+    rng = np.random.default_rng(0)
+    w, xs = rng.normal(size=3), rng.normal(size=(5, 3))
+    s = step_through(func.vmap(f, in_dims=(None, 0)), w, xs, memory=True)
+    stacked = ledger((minigrad.tensor(xs, requires_grad=True) * minigrad.tensor(w)).tanh().sum())
+    assert s.memory.top == stacked.peak == 2 * xs.nbytes + w.nbytes  # mul: x, w; tanh: out
+    assert s.memory.alive[-1] == 0
+    assert f"peak {format_bytes(stacked.peak)}" in s.frames[len(s) - 1].text
 
 
 def test_a_shared_buffer_is_freed_with_its_last_holder():
