@@ -61,3 +61,24 @@ def test_clicking_a_group_box_opens_it_and_back_folds_it(page, layout, tmp_path)
     page.click('[data-expand="top"]')
     page.screenshot(path=os.path.join(folder, f"overview-back-{layout}.png"), full_page=True)
     assert page.errors == []
+
+
+def test_a_step_through_over_max_nodes_steps_on_the_overview(page, tmp_path):
+    def loss(*ws):  # six examples through one neuron: grouped in the overview
+        return sum((ws[0] * x + ws[1]).tanh() for x in (0.1, 0.2, 0.3, 0.4, 0.5, 0.6))
+
+    s = viz.step_through(loss, 0.5, -0.2, max_nodes=10, layout="builtin")
+    page.set_content(s.to_html())
+    root = page.locator(".mg-player[data-mg-ready]")
+    root.wait_for()
+    assert "drawn as an overview" in page.inner_text(".mg-note")
+    assert page.locator(".mg-graph svg g.node.group").count() >= 1
+    seen_current = 0
+    for _ in range(len(s.frames)):
+        page.click('[data-act="next"]')
+        seen_current += page.locator(".mg-graph svg g.node.current").count()
+    assert root.get_attribute("data-mg-step") == str(len(s.frames) - 1)
+    assert seen_current > 0  # the nodes drawn outside the boxes light up
+    folder = os.environ.get("MINIGRAD_SCREENSHOTS") or str(tmp_path)
+    page.screenshot(path=os.path.join(folder, "step-through-overview.png"), full_page=True)
+    assert page.errors == []

@@ -122,7 +122,7 @@ class Graph:
 
         A step shows every node, so an overview is redrawn whole, as before overviews
         existed: up to ``max_nodes`` nodes (a long chain), else ``GraphTooLargeError``
-        (the stepper then says why it shows no picture)."""
+        (the stepper then steps on the overview itself)."""
         base = self.view
         if self.full_view is not None:
             base, count, limit = self.full_view, len(self.full_view.nodes), self.options.max_nodes
