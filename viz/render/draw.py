@@ -31,7 +31,7 @@ from pathlib import Path
 
 from .dot import render_dot
 from .options import LAYOUTS, UNSET, DisplayOptions, resolve
-from .overview import overview_of, overview_title
+from .overview import overview_of, overview_title, overview_view
 from .svg_draw import render_svg
 from .torch_graph import graph_view
 from .view import DRAW_WIDTH, GraphView, is_node
@@ -122,7 +122,7 @@ class Graph:
 
         A step shows every node, so an overview is redrawn whole, as before overviews
         existed: up to ``max_nodes`` nodes (a long chain), else ``GraphTooLargeError``
-        (the stepper then says why it shows no picture)."""
+        (the stepper then steps on the overview itself)."""
         base = self.view
         if self.full_view is not None:
             base, count, limit = self.full_view, len(self.full_view.nodes), self.options.max_nodes
@@ -148,6 +148,20 @@ class Graph:
                          depth=o.depth, highlight=self._highlight, legend=o.legend,
                          edge_labels=o.edge_labels, title=o.title)
         return Graph(view, dot.source, o, (dot.nodes, dot.edges), self._highlight)
+
+    def expanded(self, names) -> Graph:
+        """This overview drawn with the groups ``names`` opened (as ``expand=names``), from
+        the whole graph's view it already holds: nothing is walked again."""
+        if self.full_view is None:
+            raise ValueError("Graph.expanded: this drawing is not an overview (it has no "
+                             "groups to open); draw it with overview=True")
+        o = self.options.replace(expand=tuple(names))
+        view = overview_view(self.full_view, expand=o.expand)
+        dot = render_dot(view, rankdir=o.rankdir, show_attrs=o.show_attrs, modules=o.modules,
+                         depth=o.depth, highlight=self._highlight, legend=o.legend,
+                         edge_labels=o.edge_labels, title=o.title)
+        return Graph(view, dot.source, o, (dot.nodes, dot.edges), self._highlight,
+                     self.full_view)
 
     # --- layout ------------------------------------------------------------------
     def pipe(self, format: str = "svg") -> bytes:
@@ -229,10 +243,13 @@ class Graph:
         note = "".join(f"<p><small>{escape(text)}</small></p>" for text in self.view.notes)
         if self.layout == "builtin" and self.options.layout == "auto":  # dot was not there
             note += f'<p><small>{escape(BUILTIN_NOTE + INSTALL_HINT)}</small></p>'
+        from .overview_html import expandable_html
         from .pan_zoom import pan_zoom_html
 
-        # bigger than a cell: the step-through player's own zoom and pan (viz.render.pan_zoom)
-        return (pan_zoom_html(svg, note)
+        # an overview: its group boxes open on a click (viz.render.overview_html); bigger
+        # than a cell: the step-through player's own zoom and pan (viz.render.pan_zoom)
+        return ((self.full_view is not None and expandable_html(self, note))
+                or pan_zoom_html(svg, note)
                 or f'<div class="minigrad-graph" style="overflow:auto">{readable(svg)}{note}</div>')
 
     def _repr_svg_(self) -> str | None:

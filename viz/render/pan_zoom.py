@@ -43,13 +43,18 @@ def _asset(name: str) -> str:
     return resources.files("viz.stepper").joinpath("assets", name).read_text(encoding="utf-8")
 
 
-def pan_zoom_html(svg: str, notes: str = "") -> str | None:
-    """``viz.draw``'s HTML for ``svg`` with zoom and pan, or ``None`` when it fits a cell."""
+def pan_zoom_html(svg: str, notes: str = "", *, always: bool = False, extra: str = "",
+                  expandable: bool = False) -> str | None:
+    """``viz.draw``'s HTML for ``svg`` with zoom and pan, or ``None`` when it fits a cell
+    (unless ``always``).  ``extra``: more markup for the module inside the output (an
+    overview's other drawings, ``viz.render.overview_html``, marked ``expandable``)."""
     size = svg_size_px(svg)
-    if size is None or (size[0] <= BIG[0] and size[1] <= BIG[1]):
+    if not always and (size is None or (size[0] <= BIG[0] and size[1] <= BIG[1])):
         return None
+    mark = ' data-mg-expand="1"' if expandable else ""
     return (
-        '<div class="minigrad-graph" data-mg-zoom-pan="1"><div class="mg-stepper mg-pan-zoom">'
-        f'<style>{_asset("player.css")}</style><div class="mg-graph">{svg}</div></div>{notes}'
+        f'<div class="minigrad-graph" data-mg-zoom-pan="1"{mark}><div class="mg-stepper '
+        f'mg-pan-zoom"><style>{_asset("player.css")}</style><div class="mg-graph">{svg}</div>'
+        f'</div>{extra}{notes}'
         f'<script type="module">{_asset("player.js")}\nmountAll(document);\n</script></div>'
     )

@@ -216,7 +216,9 @@ def player_markup(frames, template: SvgTemplate | None, grad_text, *, start: int
         'aria-label="step">'
         f'<label>speed <select class="mg-speed">{options}</select></label>'
         f'<span class="mg-counter">{counter_text(start, n)}</span></div>'
-        f'<div class="mg-graph">{graph}</div>{extra}'
+        f'<div class="mg-graph">{graph}</div>'
+        + (f'<div class="mg-note">{html.escape(note)}</div>' if note and template else "")
+        + f'{extra}'
         '<div class="mg-inspect" hidden></div>'
         f"{panel_html(f0.title, f0.text)}"
         f"{legend(template, frames.mode, frames.view, frames.states)}"

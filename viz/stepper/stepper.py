@@ -169,7 +169,7 @@ class Stepper:
         self._svg = svg
         self._template: SvgTemplate | None = None
         self._drawn = False
-        self.note: str | None = None  # why there is no drawing, if there is none
+        self.note: str | None = None  # why there is no drawing (or only an overview)
         # Build the DOT text now (cheap; only the layout by graphviz waits for the first
         # display), so that a wrong option fails here, at the call, and not as a
         # stepper that silently has no graph.
@@ -199,18 +199,18 @@ class Stepper:
         """``viz.draw`` of the recorded graph, not laid out yet (``None``: too large)."""
         from ..render.draw import GraphTooLargeError, draw
 
+        widest = self._widest_grads()
+        with _showing({n: unbadged(g) for n, g in widest.items()}):
+            graph = draw(self.frames.roots, options=self.options)
         try:
-            widest = self._widest_grads()
-            with _showing({n: unbadged(g) for n, g in widest.items()}):
-                graph = draw(self.frames.roots, options=self.options)
             # the texts a step shows, when they are not draw's own (a pending count)
             return graph.relabeled({n.id: self.grad_text(n, g) for n, g in widest.items()})
-        except GraphTooLargeError as exc:  # the steps still work: say why there is no picture
-            # (not draw's own advice: its modules='box' is refused here)
-            self.note = (f"graph not drawn: {exc.count:,} nodes, more than max_nodes="
-                         f"{exc.max_nodes}; record a smaller piece, or pass max_nodes=None "
-                         f"to draw it anyway")
-            return None
+        except GraphTooLargeError as exc:  # the steps still work: on draw's overview
+            # (viz.render.overview; not draw's own advice: its modules='box' is refused here)
+            self.note = (f"drawn as an overview: {exc.count:,} nodes, more than max_nodes="
+                         f"{exc.max_nodes}; a step on a node inside a box lights up nothing "
+                         f"(record a smaller piece, or pass max_nodes=None to draw every node)")
+            return graph
 
     def _widest_grads(self) -> dict:
         """``{node: gradient}``: for each node, the gradient (or ``None``) whose text is

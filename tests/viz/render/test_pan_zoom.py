@@ -37,3 +37,12 @@ def test_a_big_graph_runs_the_players_own_module():
     assert 'data-mg-zoom-pan="1"' in html and '<div class="mg-graph"><svg' in html
     assert script() in html  # the module itself, not a second pan/zoom
     assert html.count("function zoomPan(") == 1 and html.count("mountAll(document);") == 1
+
+
+def test_always_wraps_a_small_drawing_and_carries_extra_markup_inside():
+    svg = '<svg width="300pt" height="60pt" viewBox="0 0 300 60"><g/></svg>'
+    html = pan_zoom_html(svg, "<p>note</p>", always=True, extra="<template>x</template>",
+                         expandable=True)
+    assert html.startswith('<div class="minigrad-graph" data-mg-zoom-pan="1" data-mg-expand="1">')
+    assert html.index("<template>x</template>") < html.index("<p>note</p>") < html.index("<script")
+    assert 'data-mg-expand="1"' not in pan_zoom_html(svg, always=True)

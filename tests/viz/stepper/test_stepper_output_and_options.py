@@ -84,5 +84,21 @@ def test_module_boxes_are_refused_by_the_stepper_with_the_alternative():
 
 def test_a_stepper_over_a_large_graph_does_not_suggest_a_refused_option():
     s = step_through(lambda a, b: a * b + a * a - b, 2.0, -3.0, max_nodes=3)
-    assert s.note.startswith("graph not drawn: ") and "max_nodes=3" in s.note
-    assert "box" not in s.note
+    assert s.note.startswith("drawn as an overview: ") and "max_nodes=3" in s.note
+    assert "box" not in s.note.replace("inside a box", "")
+
+
+def test_a_stepper_over_a_large_graph_steps_on_its_overview():
+    def loss(*ws):  # six examples through one neuron: its repeats group into examples
+        return sum((ws[0] * x + ws[1]).tanh() for x in (0.1, 0.2, 0.3, 0.4, 0.5, 0.6))
+
+    s = step_through(loss, 0.5, -0.2, max_nodes=10, layout="builtin")
+    assert s.template is not None and s.note.startswith("drawn as an overview: ")
+    assert ">example × 6<" in s.svg or ">tanh × 6<" in s.svg  # the overview's box
+    drawn = set(s.template.base)  # the nodes and edges the steps light up, those drawn
+    assert drawn and drawn < set(s.frames.elements)
+    markup = s.widget.markup
+    assert '<div class="mg-note">drawn as an overview: ' in markup
+    assert '<div class="mg-nograph">' not in markup
+    whole = step_through(loss, 0.5, -0.2, layout="builtin")  # under max_nodes: every node
+    assert whole.note is None and len(whole.template.base) > len(drawn)

@@ -333,19 +333,21 @@ export function zoomPan(root, svg, box) {
     if (act === "one") zoomTo(1);
     else zoomTo(act === "in" ? scale * ZOOM_STEP : scale / ZOOM_STEP);
   });
-  box.addEventListener("wheel", function (ev) {
+  function onWheel(ev) {
     if (!ev.ctrlKey && !ev.metaKey) return;  // a plain wheel scrolls the page as usual
     ev.preventDefault();
     var r = box.getBoundingClientRect();
     fitted = false;
     zoomTo(scale * Math.pow(ZOOM_STEP, -ev.deltaY / 100), ev.clientX - r.left, ev.clientY - r.top);
-  }, { passive: false });
+  }
+  box.addEventListener("wheel", onWheel, { passive: false });
 
   var drag = null;
-  box.addEventListener("mousedown", function (ev) {
+  function onDown(ev) {
     if (ev.button !== 0) return;
     drag = { x: ev.clientX, y: ev.clientY, left: box.scrollLeft, top: box.scrollTop, moved: false };
-  });
+  }
+  box.addEventListener("mousedown", onDown);
   function onMove(ev) {
     if (!drag) return;
     var dx = ev.clientX - drag.x, dy = ev.clientY - drag.y;
@@ -394,7 +396,10 @@ export function zoomPan(root, svg, box) {
     cleanup: function () {
       window.removeEventListener("mousemove", onMove);
       window.removeEventListener("mouseup", onUp);
+      box.removeEventListener("wheel", onWheel, { passive: false });
+      box.removeEventListener("mousedown", onDown);
       if (observer) observer.disconnect();
+      if (bar.parentNode) bar.parentNode.removeChild(bar);  // (another drawing gets its own)
     },
   };
 }
@@ -529,6 +534,67 @@ function collapsible(root, svg) {
 }
 
 
+/* ---------------------------------------------------------------- opening overview groups
+   viz.draw's overview of a big graph (viz.render.overview_html) carries drawings of
+   itself with groups opened: drawing k (0: the one shown first) in a
+   <template class="mg-alt" data-mg-alt="k">, and in script.mg-alts, per drawing, the
+   groups it opened and which drawing each of its group boxes leads to ({"g_2": 1}).
+   Clicking a box swaps the shown SVG for that drawing (zoom and pan start again on it,
+   fitted); "back" returns to the drawing before, "overview" to the first, and clicking
+   an opened group's "× k more" box folds it. Nothing is laid out in the page. */
+export function expandable(root, box) {
+  var data = JSON.parse(root.querySelector("script.mg-alts").textContent);
+  var drawings = { 0: box.querySelector("svg") };
+  var history = [], at = 0, view = null;
+  var bar = document.createElement("div");
+  bar.className = "mg-expand";
+  bar.innerHTML =
+    '<button type="button" data-expand="back" title="The drawing before">\u25C0 back</button>' +
+    '<button type="button" data-expand="top" title="The overview as first drawn">overview</button>' +
+    '<span class="mg-expand-what"></span>';
+  box.parentNode.insertBefore(bar, box);
+  var what = bar.querySelector(".mg-expand-what");
+
+  function drawing(k) {  // (an embedded drawing is parsed once, when first opened)
+    if (!drawings[k]) {
+      var t = root.querySelector('template.mg-alt[data-mg-alt="' + k + '"]');
+      drawings[k] = document.importNode(t.content.querySelector("svg"), true);
+    }
+    return drawings[k];
+  }
+  function showDrawing(k) {
+    var svg = drawing(k), old = box.querySelector("svg");
+    if (old !== svg) box.replaceChild(svg, old);
+    at = k;
+    if (view) view.cleanup();
+    view = zoomPan(root, svg, box);
+    var links = data[k].links;
+    svg.querySelectorAll("g.node.group").forEach(function (g) {
+      g.classList.toggle("mg-openable", links[g.id] !== undefined);
+    });
+    var open = data[k].open;
+    what.textContent = open.length ? "opened: " + open.join(", ") + " (click its \u00d7 \u2026 more box to fold it)"
+      : "click a group box to open it";
+    bar.querySelector('[data-expand="back"]').disabled = !history.length;
+    bar.querySelector('[data-expand="top"]').disabled = k === 0;
+    root.setAttribute("data-mg-drawing", String(k));
+  }
+  bar.addEventListener("click", function (ev) {
+    var b = ev.target.closest("[data-expand]");
+    if (!b) return;
+    if (b.getAttribute("data-expand") === "back" && history.length) showDrawing(history.pop());
+    else if (b.getAttribute("data-expand") === "top" && at !== 0) { history.push(at); showDrawing(0); }
+  });
+  box.addEventListener("click", function (ev) {  // (a drag's closing click never gets here)
+    var g = ev.target.closest && ev.target.closest("g.node.group");
+    var to = g ? data[at].links[g.id] : undefined;
+    if (to === undefined) return;
+    history.push(at);
+    showDrawing(to);
+  });
+  showDrawing(0);
+}
+
 /* Every player (and every viz.draw output marked data-mg-zoom) in `doc` not yet
    running: what the page's and the text/html output's <script type="module"> call. */
 export function mountAll(doc) {
@@ -536,9 +602,11 @@ export function mountAll(doc) {
   for (var r = 0; r < roots.length; r++) mount(roots[r], pageModel(roots[r]));
   var graphs = doc.querySelectorAll(".minigrad-graph[data-mg-zoom-pan]:not([data-mg-ready])");
   for (var g = 0; g < graphs.length; g++) {
-    var svg = graphs[g].querySelector("svg");
+    var svg = graphs[g].querySelector(".mg-graph svg");
     graphs[g].setAttribute("data-mg-ready", "1");
-    if (svg) zoomPan(graphs[g], svg, graphs[g].querySelector(".mg-graph"));
+    if (!svg) continue;
+    if (graphs[g].hasAttribute("data-mg-expand")) expandable(graphs[g], graphs[g].querySelector(".mg-graph"));
+    else zoomPan(graphs[g], svg, graphs[g].querySelector(".mg-graph"));
   }
 }
 
