@@ -30,7 +30,6 @@ from ..core.modes import enable_grad
 from ..tensor import Tensor
 from ..value import Value
 from . import counting
-from .vmap import vmap
 from ._inputs import (
     argnums_tuple,
     check_chunk_size,
@@ -55,6 +54,7 @@ from ._lift import (
     size_of,
     stack_parts,
 )
+from .vmap import vmap
 
 __all__ = ["grad", "value_and_grad", "vjp", "jacrev", "vjp_rows"]
 

@@ -55,8 +55,8 @@ def test_chunk_size_gives_one_batched_pass_per_chunk():
     x = t64([0.1, 0.2, -0.3, 0.4, -0.5, 0.6])  # 6 inputs, 2 outputs
     counts = {}
     for chunk_size in (None, 1, 4):
-        n = _count(lambda: (func.jacrev(wide, chunk_size=chunk_size)(x),
-                            func.jacfwd(wide, chunk_size=chunk_size)(x)))
+        n = _count(lambda c=chunk_size: (func.jacrev(wide, chunk_size=c)(x),
+                                         func.jacfwd(wide, chunk_size=c)(x)))
         counts[chunk_size] = (n.forward, n.forward_directions, n.backward,
                               n.backward_directions)
     # jacrev: 1 forward + ceil(2/c) backward; jacfwd: ceil(6/c) forward passes
