@@ -41,8 +41,9 @@ with ``vmap`` into one pass of batched ops, as minigrad now does).  Each run is 
 separate process; runs alternate; we report medians over ``--repeats`` runs of the
 median call over ``--steps``, and ratios from the same run, with the machine's
 default BLAS threads and with one.  On a shared 2-core machine trust the one-thread
-table: with two OpenBLAS threads and a busy neighbour, a single float32 ``x @ W.T`` of the MLP's first layer was seen taking 8-28 ms
-instead of 0.45 ms, in plain numpy as in minigrad, from one process to the next.
+table: with two OpenBLAS threads and a busy neighbour, a single float32 ``x @ W.T``
+of the MLP's first layer was seen taking 8-28 ms instead of 0.45 ms, in plain numpy
+as in minigrad, from one process to the next.
 
     python benchmarks/transforms.py [--steps 50] [--pe-steps 10] [--repeats 3] [--threads 1]
                                     [--no-torch] [--per-example-only]
