@@ -92,7 +92,8 @@ def jvp(func, primals, tangents, *, has_aux: bool = False):
     return (primal_out, tangent_out, aux) if has_aux else (primal_out, tangent_out)
 
 
-def jacfwd(func, argnums=0, has_aux: bool = False, *, chunk_size=None):
+def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error",
+           chunk_size=None):
     """``jacfwd(f)(*args)``: the Jacobian of ``f`` with respect to ``args[argnums]`` by
     forward mode, shaped ``out.shape + arg.shape``: one column ``J·e_j`` per *input*
     element, from one forward pass carrying all the basis tangents as a batch.
@@ -101,6 +102,12 @@ def jacfwd(func, argnums=0, has_aux: bool = False, *, chunk_size=None):
     ∂out_i/∂args[k]``.  ``chunk_size`` pushes that many columns through
     ``jvp_columns`` at a time (None: all at once).  (``torch.func.jacfwd`` has no
     ``chunk_size``; here it mirrors ``jacrev``'s.)
+
+    ``randomness`` is ``torch.func.jacfwd``'s, passed to the ``vmap`` over the
+    columns: ``"error"`` refuses a random draw (dropout) in ``f``, since the columns
+    run as one vmapped pass; ``"same"`` gives every column of a pass the same draw,
+    the Jacobian of one sampled function (one draw per chunk: keep ``chunk_size``
+    None for one draw in all; ``chunk_size=1``, the loop, draws once per column).
     """
     chunk_size = check_chunk_size(chunk_size, "jacfwd")
 
@@ -113,7 +120,7 @@ def jacfwd(func, argnums=0, has_aux: bool = False, *, chunk_size=None):
 
         # one stack of columns per output: column c is the derivative along input
         # element c (the elements of all the chosen arguments, in order)
-        chunks = [jvp_columns(at, chosen, tangents, has_aux)
+        chunks = [jvp_columns(at, chosen, tangents, has_aux, randomness)
                   for tangents in basis_chunks(chosen, chunk_size)]
         outs, structure, _, aux = chunks[-1]
         live = any(_has_graph(stack) for c in chunks for stack in c[2])
@@ -134,7 +141,7 @@ def jacfwd(func, argnums=0, has_aux: bool = False, *, chunk_size=None):
     return jacobian_of
 
 
-def jvp_columns(func, primals, tangents, has_aux=False):
+def jvp_columns(func, primals, tangents, has_aux=False, randomness="error"):
     """Push a stack of tangents forward: **one batched forward pass**.
 
     ``tangents`` holds one array per primal, shaped ``(k,) + primal.shape``: ``k``
@@ -160,7 +167,7 @@ def jvp_columns(func, primals, tangents, has_aux=False):
         return result[1]
 
     with counting.carrying(k):
-        columns = vmap(push)(*(Tensor(t) for t in tangents))
+        columns = vmap(push, randomness=randomness)(*(Tensor(t) for t in tangents))
     out = seen["out"]
     structure = None if isinstance(out, (Tensor, Value)) else type(out)
     outs = (out,) if structure is None else tuple(out)

@@ -88,3 +88,25 @@ def test_value_inputs_keep_one_forward_pass_per_column():
         jac = func.jacfwd(f, argnums=(0, 1))(Value(2.0), Value(3.0))
     assert [j.data for j in jac] == [3.0, 2.0]
     assert (n.forward, n.forward_directions) == (2, 2)
+
+
+def test_a_random_draw_in_batched_columns_is_refused_unless_randomness_same():
+    import minigrad
+    from minigrad.batching import BatchingError
+    from minigrad.nn import functional as F
+
+    x = t64(np.ones(6))
+
+    def f(v):  # J = diag(m) + m.sum() (every entry): each column sees the whole mask
+        m = F.dropout(t64(np.ones(6)), 0.5, training=True)
+        return v * m + (v.sum() * m.sum())
+
+    with pytest.raises(BatchingError, match="randomness"):
+        func.jacfwd(f)(x)
+    minigrad.manual_seed(3)
+    jac = func.jacfwd(f, randomness="same")(x).data
+    total = jac[1, 0]
+    mask = np.diag(jac) - total
+    # one draw shared by every column: one mask, the same sum in every column
+    np.testing.assert_array_equal(jac - np.diag(np.diag(jac)), total * (1 - np.eye(6)))
+    assert set(mask) <= {0.0, 2.0} and mask.sum() == total
