@@ -3,21 +3,26 @@
 The graph: a scalar MLP 3-8-8-1 and a squared-error loss, built and
 backpropagated inside ``minigrad.record()`` (about 330 nodes, ~950 steps in
 mode "both").  Timed once: recording, building the frames, the graphviz
-layout, the widget (its SVG is sent once), the standalone HTML export.  Timed
-per step: what the widget does when the slider moves (state cursor, the step's
-id-keyed stylesheet, panel and counter updated), for every step in order and
-for random jumps.  Outside a kernel no message is actually sent; the per-step
-message size is printed.  With ``--browser`` (Debian chromium + Playwright)
-the browser side is timed too: swap the step's stylesheet on the inline SVG
-and wait for the style recalculation and layout.
+layout, the widget (an anywidget: its markup and frames are sent once), the
+standalone HTML export.  Timed per step on the Python side: ``goto`` moving the
+cursor and the widget's ``step`` traitlet (outside a kernel no message is sent:
+a step's message is one integer).  With ``--browser`` (Debian chromium +
+Playwright) the front end is timed in headless Chromium, with
+``performance.now()`` around a step and the style and layout it causes: the
+standalone page (``save_html``) and the widget, the same module
+(``assets/player.js``) rendered by its anywidget entry point over a stand-in
+model holding the widget's own traits (what anywidget hands ``render``), stepped
+by the slider and by a ``step`` change as a kernel message would bring it.
+The widget/page ratio comes from the same run.
 
     python benchmarks/stepper.py [--layers 8 8] [--jumps 300] [--browser]
-Target: one step <= 20 ms for a 300-node graph.
+Target: one step <= 20 ms for a 300-node graph, in the widget as in the page.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import statistics
@@ -83,16 +88,14 @@ def main() -> None:
     print(f"graph: {len(fr.nodes)} nodes, {len(fr.edges)} edges; {len(fr)} steps (mode both)")
     print(f"once: record {ms(t1 - t0)}, frames {ms(t2 - t1)}, graphviz layout {ms(t3 - t2)}, "
           f"widget {ms(t4 - t3)}, standalone HTML {ms(t5 - t4)} ({len(html) / 1e3:.0f} kB)")
-    if svg is not None:
-        sizes = [len(s.step_css(i)) for i in range(0, len(s), 7)]
-        print(f"sent once: SVG {len(widget.graph.value) / 1e3:.0f} kB; sent per step: a "
-              f"stylesheet of {statistics.median(sizes) / 1e3:.1f} kB (max "
-              f"{max(sizes) / 1e3:.1f} kB) plus the panel text")
+    print(f"sent once: markup {len(widget.markup) / 1e3:.0f} kB, frames "
+          f"{len(json.dumps(widget.data)) / 1e3:.0f} kB, module {len(widget._esm) / 1e3:.0f} kB;"
+          f" sent per step: the step number")
 
     seq = []
     for i in range(1, len(s)):
         a = time.perf_counter()
-        widget.slider.value = i
+        widget.step = i  # what the browser's slider does (the kernel side)
         seq.append(time.perf_counter() - a)
     assert s.step == len(s) - 1
     rng = random.Random(1)
@@ -102,16 +105,11 @@ def main() -> None:
         while i == s.step:
             i = rng.randrange(len(s))
         a = time.perf_counter()
-        widget.slider.value = i
+        s.goto(i)  # what a cell's goto does: the cursor and the widget's step
         jumps.append(time.perf_counter() - a)
-    css = []
-    for i in range(0, len(s), max(1, len(s) // 200)):
-        a = time.perf_counter()
-        s.step_css(i)
-        css.append(time.perf_counter() - a)
+    assert widget.step == s.step
     print(f"per step, next (slider +1):   {summary(seq)}")
-    print(f"per step, random jump:        {summary(jumps)}")
-    print(f"  of which the stylesheet:    {summary(css)}")
+    print(f"per step, goto (random jump): {summary(jumps)}")
     worst = max(statistics.median(seq), statistics.median(jumps))
     verdict = "OK" if worst <= 0.020 else "OVER"
     print(f"target <= 20 ms per step (Python side): {verdict} (median {ms(worst)})")
@@ -119,47 +117,94 @@ def main() -> None:
         browser_side(s)
 
 
+# one step, timed: the step, then a forced style and layout (what the next frame paints)
+_TIME_STEPS = """async ([root, steps, how, model]) => {
+  const slider = root.querySelector('.mg-slider'), out = [];
+  const node = root.querySelector('svg g.node') || root;
+  for (const k of steps) {
+    await new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)));
+    const t0 = performance.now();
+    if (how === 'slider') { slider.value = String(k); slider.dispatchEvent(new Event('input')); }
+    else window.MG_MODEL.set('step', k);
+    root.getBoundingClientRect();
+    getComputedStyle(node).opacity;
+    out.push(performance.now() - t0);
+    if (root.getAttribute('data-mg-step') !== String(k)) throw new Error('step ' + k);
+  }
+  return out; }"""
+
+# the widget: the module loaded as anywidget loads it (an ES module from a blob URL) and
+# rendered by its default export over a model with the widget's traits
+_MOUNT_WIDGET = """async ([src, traits]) => {
+  const mod = await import(URL.createObjectURL(new Blob([src], {type: 'text/javascript'})));
+  const values = Object.assign({}, traits), handlers = {};
+  const model = {
+    get: k => values[k],
+    set: (k, v) => { if (values[k] === v) return; values[k] = v;
+                     (handlers['change:' + k] || []).forEach(f => f()); },
+    save_changes: () => {}, send: () => {},
+    on: (e, f) => { (handlers[e] = handlers[e] || []).push(f); },
+    off: (e, f) => { handlers[e] = (handlers[e] || []).filter(g => g !== f); },
+  };
+  window.MG_MODEL = model;
+  const el = document.getElementById('host');
+  await mod.default.render({model, el});
+  return true; }"""
+
+
 def browser_side(s) -> None:
-    """Restyle the inline SVG in headless Chromium, as the widget's frontend does."""
-    import json
+    """Time a step of the page and of the widget in headless Chromium, same run."""
+    import tempfile
 
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
         print("browser: Playwright is not installed; skipped")
         return
-    from viz.stepper.template import css
-
     chromium = "/usr/bin/chromium"
     if not os.path.exists(chromium):
         print(f"browser: no {chromium}; skipped")
         return
-    steps = list(range(0, len(s), max(1, len(s) // 150)))
-    sheets = [s.step_css(i) for i in steps]
+    n = len(s)
+    rng = random.Random(2)
+    forward = list(range(1, n, max(1, n // 150)))
+    jumps = [rng.randrange(n) for _ in range(150)]  # back and forth: replays from the start
+    w = s.widget
+    traits = {"markup": w.markup, "data": w.data, "step": 0, "speed": w.speed}
     args = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
             "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-    with sync_playwright() as p:
+    results = {}
+    with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
+        path = s.save_html(os.path.join(tmp, "page.html"))
         b = p.chromium.launch(executable_path=chromium, args=args)
         try:
-            page = b.new_page(viewport={"width": 1200, "height": 900})
-            page.set_content(f"<style>{css()}</style><div id=restyle></div>"
-                             f"<div id=graph>{s.widget.graph.value}</div>")
-            page.evaluate(f"window.SHEETS = {json.dumps(sheets)}")
-            times = page.evaluate("""async () => {
-              const host = document.getElementById('restyle'), out = [];
-              const graph = document.getElementById('graph');
-              for (const css of SHEETS) {
-                await new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)));
-                const t0 = performance.now();
-                host.innerHTML = '<style>' + css + '</style>';
-                graph.getBoundingClientRect();
-                getComputedStyle(graph.querySelector('g.node')).opacity;
-                out.push(performance.now() - t0);
-              }
-              return out; }""")
+            for host in ("page", "widget", "page", "widget"):  # interleaved: the machine drifts
+                page = b.new_page(viewport={"width": 1200, "height": 900})
+                if host == "page":
+                    page.goto(path.as_uri())
+                else:
+                    page.set_content("<html><body><div id=host></div></body></html>")
+                    page.evaluate(_MOUNT_WIDGET, [w._esm, traits])
+                page.wait_for_selector(".mg-player[data-mg-ready]")
+                root = page.query_selector(".mg-player")
+                hows = ("slider",) if host == "page" else ("slider", "model")
+                for how in hows:
+                    for name, steps in (("next", forward), ("jump", jumps)):
+                        times = page.evaluate(_TIME_STEPS, [root, steps, how, None])
+                        results.setdefault((host, how, name), []).extend(t / 1e3 for t in times)
+                page.close()
         finally:
             b.close()
-    print(f"browser, restyle one step:    {summary([t / 1e3 for t in times])}")
+    for (host, how, name), times in sorted(results.items()):
+        label = f"browser, {host} ({'Python step' if how == 'model' else how}), {name}:"
+        print(f"{label:<44}{summary(times)}")
+    for name in ("next", "jump"):
+        page = statistics.median(results[("page", "slider", name)])
+        for how in ("slider", "model"):
+            wid = statistics.median(results[("widget", how, name)])
+            verdict = "OK" if max(page, wid) <= 0.020 else "OVER"
+            print(f"{name}: widget ({how}) / page = {wid / page:.2f}x "
+                  f"(median {ms(wid)} vs {ms(page)}; target <= 20 ms: {verdict})")
 
 
 if __name__ == "__main__":

@@ -84,6 +84,8 @@ EXERCISES: tuple[Exercise, ...] = (
     Exercise("ex26", "ex26_biggest_saved", 15,
              "the saved tensor that holds the most memory in PyTorch's graph",
              ("biggest_saved",)),
+    Exercise("ex27", "ex27_diagnose_training", 17,
+             "diagnose a training run from its live view's numbers", ("diagnose",)),
 )
 
 _BY_ID = {e.id: e for e in EXERCISES}

@@ -30,7 +30,8 @@ from .core.modes import no_grad
 from .files import atomic_write
 from .tensor import Tensor
 
-__all__ = ["History", "Checkpoints", "evaluate", "fit", "accuracy_count", "set_blas_threads"]
+__all__ = ["History", "Checkpoints", "evaluate", "fit", "accuracy_count", "set_blas_threads",
+           "register_live_view", "live_view"]
 
 
 @dataclass
@@ -340,8 +341,70 @@ class _Progress:
         return False
 
 
+# --------------------------------------------------------------------- live views
+#
+# The seam between the training loop and a picture of it. ``minigrad`` never imports
+# ``viz`` (the layers point down), so a live view plugs in from above: ``fit(live=view)``
+# takes any object with ``update(step, loss=, acc=)`` and ``close()``; ``live=True`` (or
+# an int, the steps between frames) asks for a registered view factory, which
+# ``viz.TrainingView`` registers when its module is imported (``import viz`` does that
+# once ``minigrad`` is loaded), or, in an installed kit, finds it through the
+# ``minigrad.live_views`` entry point group.
+
+_LIVE_VIEWS: list = []
+LIVE_EVERY = 10  # steps between frames for live=True
+
+
+def register_live_view(factory) -> None:
+    """Make ``factory(model, every=, data=)`` the view ``fit(..., live=True)`` creates."""
+    if not callable(factory):
+        raise TypeError(f"register_live_view: factory must be callable, got {factory!r}")
+    if factory in _LIVE_VIEWS:
+        _LIVE_VIEWS.remove(factory)
+    _LIVE_VIEWS.append(factory)  # the latest registered wins
+
+
+def _live_factory():
+    if _LIVE_VIEWS:
+        return _LIVE_VIEWS[-1]
+    from importlib.metadata import entry_points
+
+    for point in entry_points(group="minigrad.live_views"):
+        return point.load()  # importing it registers it, and it is the factory
+    raise RuntimeError(
+        "fit(live=True) needs a live view, and none is registered: `import viz` (with "
+        "minigrad-kit[viz] installed) registers viz.TrainingView, or pass one yourself, "
+        "live=viz.TrainingView(model, every=10, data=(X, y)), or any object with "
+        "update(step, loss=, acc=) and close()")
+
+
+def _arrays_of(loader):
+    """The loader's ``(X, y)`` when it reads two arrays (what a view can draw), else None."""
+    data = getattr(loader, "dataset", None)
+    if isinstance(data, tuple) and len(data) == 2 and all(hasattr(a, "shape") for a in data):
+        return data
+    return None
+
+
+def live_view(live, model, data=None):
+    """The object ``fit`` reports to: ``None`` for ``live=False``/``None``, a new view for
+    ``live=True`` (every 10 steps) or an int (every ``live`` steps), else ``live`` itself,
+    which must have ``update`` and ``close``."""
+    if live is None or live is False:
+        return None
+    if live is True or (isinstance(live, int) and not isinstance(live, bool)):
+        every = LIVE_EVERY if live is True else int(live)
+        if every < 1:
+            raise ValueError(f"fit: live={live} must be a positive number of steps")
+        return _live_factory()(model, every=every, data=data)
+    if not (callable(getattr(live, "update", None)) and callable(getattr(live, "close", None))):
+        raise TypeError(f"fit: live must be True, a number of steps, or an object with "
+                        f"update(step, loss=, acc=) and close(); got {type(live).__name__}")
+    return live
+
+
 def fit(model, optimizer, loss_fn, train_loader, epochs: int, val_loader=None,
-        progress: bool = True, scheduler=None, callback=None) -> History:
+        progress: bool = True, scheduler=None, callback=None, live=None) -> History:
     """Train ``model`` for ``epochs`` passes over ``train_loader``; returns the ``History``.
 
     Each epoch records the mean training loss and accuracy (measured on the
@@ -349,6 +412,10 @@ def fit(model, optimizer, loss_fn, train_loader, epochs: int, val_loader=None,
     ``val_loader`` is given, the learning rate used and the epoch's duration.
     ``scheduler.step()`` runs after each epoch; ``callback(epoch, history)``
     too (return ``True`` from it to stop early).
+
+    ``live=True`` watches the run: a live view (``viz.TrainingView`` once ``viz`` is
+    imported) gets every step's loss and batch accuracy and redraws every 10 steps
+    (``live=5``: every 5); ``live=view`` reports to a view you made (see ``live_view``).
     """
     if epochs < 0:
         raise ValueError(f"fit: epochs must be >= 0, got {epochs}")
@@ -357,7 +424,9 @@ def fit(model, optimizer, loss_fn, train_loader, epochs: int, val_loader=None,
         raise ValueError("fit: the training loader yields no batches (fewer samples than "
                          "batch_size with drop_last=True?)")
     loss_fn = loss_fn or _default_loss()
+    view = live_view(live, model, _arrays_of(train_loader))
     history = History()
+    step = 0
     for epoch in range(1, epochs + 1):
         model.train()
         lr = optimizer.param_groups[0]["lr"]
@@ -371,10 +440,14 @@ def fit(model, optimizer, loss_fn, train_loader, epochs: int, val_loader=None,
             loss.backward()
             optimizer.step()
             n = len(yb)
-            total_loss += float(loss.item()) * n
-            correct += accuracy_count(out.data, yb)
+            batch_loss, batch_correct = float(loss.item()), accuracy_count(out.data, yb)
+            total_loss += batch_loss * n
+            correct += batch_correct
             count += n
             bar.update(total_loss / count, correct / count)
+            if view is not None:
+                view.update(step, loss=batch_loss, acc=batch_correct / n)
+            step += 1
         if count == 0:
             raise ValueError(f"fit: the training loader yielded no samples in epoch {epoch}")
         val_loss = val_acc = None
@@ -390,4 +463,6 @@ def fit(model, optimizer, loss_fn, train_loader, epochs: int, val_loader=None,
             scheduler.step()
         if callback is not None and callback(epoch, history):
             break
+    if view is not None:
+        view.close()
     return history

@@ -28,6 +28,11 @@ for as long as the tape lives.  Under ``saved_tensors_hooks`` a node holds what
 ``pack`` returned: a float16 copy counts its own bytes, and anything that is not
 an array or a number (a key into an offload store) counts nothing.
 
+Inside ``vmap`` a value is a batch (``minigrad.batching``) whose ``shape`` is one
+example's; it is weighed by the array behind it, every example of every nested
+level (``StandIn.every_example``), so the graph of ``vmap(f)`` holds as many bytes
+as ``f``'s graph on the stacked batch.  Its row's ``shape`` is that array's too.
+
 ``ledger(loss)`` runs one backward pass and records, step by step, the saved
 bytes still alive, what each step freed and the peak (``MemoryLedger``).
 """
@@ -41,6 +46,7 @@ import numpy as np
 from .autograd.saved import Packed
 from .autograd.tape import record
 from .core.order import topological_order
+from .core.standin import StandIn
 
 __all__ = ["GraphMemory", "NodeMemory", "graph_memory", "format_bytes", "derivative_orders",
            "order_counts", "orders_text", "MemoryLedger", "LedgerStep", "NodeLedger", "ledger"]
@@ -98,9 +104,12 @@ def orders_text(counts: dict[int, int]) -> str:
 
 def _buffer(x):
     """(key, bytes) of the memory behind ``x``: a view is charged to its base array (a
-    gradient that is a node, after ``create_graph``, is charged by its data)."""
+    gradient that is a node, after ``create_graph``, is charged by its data; a batch, by
+    the array holding all its examples)."""
     if hasattr(x, "parents") and hasattr(x, "data"):
         x = x.data
+    if isinstance(x, StandIn):
+        x = x.every_example()
     if isinstance(x, np.ndarray):
         base = x
         while isinstance(base.base, np.ndarray):
@@ -111,7 +120,7 @@ def _buffer(x):
     return None, 0
 
 
-_NUMBERS = (np.ndarray, float, int, np.generic)
+_NUMBERS = (np.ndarray, StandIn, float, int, np.generic)
 
 
 def _saved_arrays(saved):
@@ -121,7 +130,8 @@ def _saved_arrays(saved):
     an array or a float: an int there is a key into someone else's store."""
     if isinstance(saved, Packed):
         return [s for s, spec in zip(saved, saved.specs)
-                if isinstance(s, _NUMBERS if spec is None else (np.ndarray, float, np.generic))
+                if isinstance(s, _NUMBERS if spec is None else (np.ndarray, StandIn, float,
+                                                                  np.generic))
                 and not isinstance(s, bool)]
     return [s for s in saved if isinstance(s, _NUMBERS) and not isinstance(s, bool)]
 
@@ -212,6 +222,13 @@ class GraphMemory:
                 f"grad {format_bytes(self.grad_bytes)}, saved {format_bytes(self.saved_bytes)}>")
 
 
+def _shape(data) -> tuple | None:
+    """The shape of the array a node's data is (a batch's: every example's), else None."""
+    if isinstance(data, StandIn):
+        data = data.every_example()
+    return tuple(data.shape) if isinstance(data, np.ndarray) else None
+
+
 def graph_memory(root) -> GraphMemory:
     """Report the memory held by every node ``root`` depends on (``root`` may be a list)."""
     report = GraphMemory()
@@ -242,7 +259,7 @@ def graph_memory(root) -> GraphMemory:
                 saved_buffers[key if key is not None else ("scalar", node.id, count)] = size
         report.nodes.append(NodeMemory(
             node.id, "leaf" if node.op is None else node.op.name, node.label,
-            tuple(node.data.shape) if isinstance(node.data, np.ndarray) else None,
+            _shape(node.data),
             data_bytes, grad_bytes, saved_bytes, count,
             node.op is not None and saved is None, orders[node.id],
         ))

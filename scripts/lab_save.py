@@ -14,7 +14,10 @@ model not found" on reopening, and this hook drops them before the file is writt
   widget would only show its controls frozen.
 
 What stays is the output's other forms (``text/plain``, ``text/html``), which
-JupyterLab shows instead.  Running the cell again brings the live widget back.
+JupyterLab shows instead.  Running the cell again brings the live widget back.  The
+saved state of a model whose view gave way to its ``text/html`` goes too: nothing
+shows it, and a step-through's (its markup and frames, the player's module) would
+otherwise weigh as much as its player again, per step-through.
 
     jupyter lab --ContentsManager.pre_save_hook=scripts.lab_save.drop_orphan_widget_views
 """
@@ -40,6 +43,7 @@ def drop_orphan_widget_views(model: dict, **_) -> None:
         return
     nb = model["content"]
     saved = saved_models(nb)
+    replaced = set()  # models whose view gave way to their text/html
     for cell in nb.get("cells", []):
         outputs = cell.get("outputs")
         if not outputs:
@@ -50,8 +54,15 @@ def drop_orphan_widget_views(model: dict, **_) -> None:
             view = data.get(WIDGET_VIEW)
             if isinstance(view, dict) and (view.get("model_id") not in saved
                                            or "text/html" in data):
+                if "text/html" in data:
+                    replaced.add(view.get("model_id"))
                 del data[WIDGET_VIEW]
                 if not data:  # nothing else to show: the output goes
                     continue
             kept.append(out)
         cell["outputs"] = kept
+    shown = {(out.get("data") or {}).get(WIDGET_VIEW, {}).get("model_id")
+             for cell in nb.get("cells", []) for out in cell.get("outputs") or []}
+    state = (nb.get("metadata", {}).get("widgets", {}) or {}).get(WIDGET_STATE, {}) or {}
+    for model_id in replaced - shown:  # (a model another kept view shows stays)
+        (state.get("state") or {}).pop(model_id, None)

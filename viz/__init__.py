@@ -13,12 +13,13 @@ module clusters.  SVG element ids and classes are listed in ``viz.render.dot``. 
 all, and every number is written by ``minigrad.formatting.format_number``.
 
 Importing ``viz`` is cheap: each name below loads its module on first use,
-and graphviz, matplotlib and ipywidgets are imported only when needed.
+and graphviz, matplotlib, ipywidgets and anywidget are imported only when needed.
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
 
 # name -> module that defines it (loaded on first access)
 _LAZY = {
@@ -63,6 +64,8 @@ _LAZY = {
     "plot_decision_boundary": "plots",
     "plot_grad_flow": "plots",
     "plot_memory_ledger": "plots",
+    # training watched live (also what minigrad's fit(live=True) shows)
+    "TrainingView": "training.training_view",
     # step-through widgets and the HTML player (the stepper's modules; edit freely)
     "Stepper": "stepper.stepper",
     "step_through": "stepper.stepper",
@@ -87,5 +90,25 @@ def __getattr__(name: str):
     return value
 
 
+def _live_view(model, every, data):
+    """``fit(..., live=True)``'s view: a ``TrainingView`` (its module loaded only now)."""
+    from .training.training_view import TrainingView
+
+    return TrainingView(model, every=every, data=data)
+
+
+def _offer_live_view() -> None:
+    """Register ``TrainingView`` for ``fit(..., live=True)`` when ``minigrad`` is already
+    loaded (then this costs importing ``minigrad.fitting``; ``import viz`` alone never
+    loads minigrad, and the view's own modules load on first use)."""
+    if "minigrad" in sys.modules:
+        from minigrad.fitting import register_live_view
+
+        register_live_view(_live_view)
+
+
 def __dir__():
     return sorted(set(globals()) | set(_LAZY))
+
+
+_offer_live_view()

@@ -136,7 +136,8 @@ class BatchedArray(StandIn, np.lib.mixins.NDArrayOperatorsMixin):
 
     def every_example(self) -> np.ndarray:
         """All examples' values as one plain array (every level's batch axes in front): for
-        a check that must hold for each of them (class targets in range), never for math."""
+        a check that must hold for each of them (class targets in range), or to weigh the
+        memory the batch holds (``minigrad.memory``), never for math."""
         v = self.value
         return v.every_example() if isinstance(v, BatchedArray) else v
 

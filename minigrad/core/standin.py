@@ -14,7 +14,9 @@ and asks it:
   the contribution is summed over the batch (``share_for``);
 * a rule that refuses it (``StandInRefused``: it writes into a plain array it
   made, or reads a value into Python): run it once per example (``per_example``);
-* and, for the engines, whether any exists at all (``LIVE``).
+* and, for the engines, whether any exists at all (``LIVE``);
+* what memory it holds (``every_example``): its ``shape`` is one example's, so
+  ``minigrad.memory`` weighs the array behind every example instead.
 """
 
 from __future__ import annotations
@@ -54,6 +56,12 @@ class StandIn:
     @classmethod
     def per_example(cls, name: str, fn, args):
         """``fn(*args)`` run once per example of the stand-ins among ``args``."""
+        raise NotImplementedError
+
+    def every_example(self) -> np.ndarray:
+        """The plain array holding every example (all batch axes in front): the memory
+        this stand-in keeps alive.  ``minigrad.memory`` sizes it (``nbytes``, and its base
+        for a view), since the stand-in's own ``shape`` and ``size`` are one example's."""
         raise NotImplementedError
 
 

@@ -29,6 +29,7 @@ import numpy as np
 __all__ = [
     "load_digits",
     "make_moons",
+    "make_circles",
     "make_spirals",
     "make_blobs",
     "train_test_split",
@@ -116,6 +117,29 @@ def make_moons(n: int = 100, noise: float = 0.1, seed: int | None = 0):
     lower = np.stack([1.0 - np.cos(t1), 0.5 - np.sin(t1)], axis=1)
     X = np.concatenate([upper, lower]) + rng.normal(0.0, noise, size=(n, 2))
     y = np.repeat([0, 1], [n0, n1])
+    return _finish(rng, X, y)
+
+
+def make_circles(n: int = 100, noise: float = 0.05, factor: float = 0.5, seed: int | None = 0):
+    """A small circle inside a big one: no straight line separates them, one ReLU layer can.
+
+    Returns ``X`` float32 ``(n, 2)`` and ``y`` int64 ``(n,)``: class 0 on the unit
+    circle, class 1 on the circle of radius ``factor`` (in (0, 1)), sizes differing
+    by at most one. ``noise`` is the standard deviation of the Gaussian jitter added
+    to every coordinate. Points are spread evenly in angle, so with ``noise=0`` each
+    class lies exactly on its circle.
+    """
+    n = _check_int("n", n, 2)
+    noise = _check_nonneg("noise", noise)
+    if isinstance(factor, bool) or not isinstance(factor, numbers.Real) or not 0 < factor < 1:
+        raise ValueError(f"factor (inner radius / outer radius) must be in (0, 1), got {factor!r}")
+    rng = np.random.default_rng(seed)
+    parts = []
+    for radius, m in zip((1.0, float(factor)), _split_counts(n, 2)):
+        t = np.linspace(0.0, 2.0 * np.pi, m, endpoint=False)
+        parts.append(radius * np.stack([np.cos(t), np.sin(t)], axis=1))
+    X = np.concatenate(parts) + rng.normal(0.0, noise, size=(n, 2))
+    y = np.repeat([0, 1], [len(parts[0]), len(parts[1])])
     return _finish(rng, X, y)
 
 

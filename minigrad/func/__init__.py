@@ -3,7 +3,8 @@
 ``grad(f)`` is a new function that returns the gradient of ``f``; so is
 ``jacrev(f)`` for the Jacobian.  Transforms compose (``hessian`` is
 ``jacfwd(jacrev(f))``), never touch ``.grad``, and work on ``Tensor`` and
-``Value`` arguments.
+``Value`` arguments, and a transform nested in another may close over the outer
+one's variables (``levels.py``).
 
 * reverse mode (one backward pass per output row): ``grad``, ``value_and_grad``,
   ``vjp``, ``jacrev``;

@@ -4,11 +4,11 @@ A transform of ``f`` differentiates with respect to the arguments ``argnums``
 picks.  Each of those must be a ``Tensor`` or a ``Value``; a transform runs
 ``f`` on a *differentiable copy* of it (the same data, a fresh leaf that
 requires grad), so the caller's own nodes are never touched and ``.grad`` is
-never written.  When an argument is already part of an outer differentiation
-(it requires grad, or carries a forward-mode tangent: ``hessian`` is
-``jacfwd(jacrev(f))``), the transform keeps that connection and builds its
-result as a differentiable graph (``create_graph=True``), so the outer
-transform can differentiate it again.
+never written.  Inside another transform (``hessian`` is ``jacfwd(jacrev(f))``),
+whether the outer variable reaches ``f`` through an argument or through a
+closure, the transform keeps that connection and builds its result as a
+differentiable graph (``create_graph=True``), so the outer transform can
+differentiate it again (``_lift.lift_inputs``, ``levels.py``).
 """
 
 from __future__ import annotations

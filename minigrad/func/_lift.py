@@ -14,6 +14,7 @@ from ..batching import BatchedArray
 from ..tensor import Tensor
 from ..tensor.combining import cat, stack
 from ..value import Value
+from .levels import lift
 
 __all__ = ["lift_inputs", "constant_like", "live_result", "is_live", "inside", "in_transform",
            "basis_chunks", "stack_parts", "join_chunks", "jacobian_block", "shape_of",
@@ -51,20 +52,28 @@ def inside():
 
 def lift_inputs(xs):
     """Nodes to run ``f`` on, the nodes to differentiate with respect to, and whether
-    the result must stay differentiable.
+    the result must stay differentiable (``live``).
 
     A plain input becomes a fresh leaf on the same data that requires grad (the
-    caller's node is not touched).  A *live* input (see ``is_live``) is kept
-    with its connection: itself if it requires grad, or a fresh leaf carrying
-    its tangent; then every transform builds its result as a graph
-    (``create_graph=True``) for the outer transform to differentiate.
+    caller's node is not touched), a fresh leaf carrying its tangent if it has one.
+    An input that is an outer transform's node (``is_live`` and requires grad) is
+    fed as a ``levels.lift`` node on it: connected, yet differentiated apart from
+    the function's other uses of the same outer variable.
+
+    ``live`` is true whenever an outer differentiation is running: another
+    transform's function, or a forward-mode level.  The outer variable may reach
+    ``f`` through the arguments *or through a closure* (``grad(lambda w:
+    jacrev(lambda x: w @ x)(X).sum())``), so every nested transform builds its
+    result as a graph (``create_graph=True``) for the outer one to differentiate;
+    at the top level it hands back constants, as fast as before.
     """
-    live = any(is_live(x) for x in xs)
+    live = in_transform() or forward_ad.active()
     feed, wrt = [], []
     for x in xs:
-        if x.requires_grad and live:
-            feed.append(x)
-            wrt.append(x)
+        if x.requires_grad and is_live(x):
+            node = lift(x)
+            feed.append(node)
+            wrt.append(node)
             continue
         leaf = (Value(x.data, requires_grad=True) if isinstance(x, Value)
                 else Tensor(x.data, requires_grad=True))

@@ -10,7 +10,10 @@ mode on a wide one (a loss: one pass for every input at once).
 
 ``hessian(f) = jacfwd(jacrev(f))`` and ``hvp`` are *forward-over-reverse*: the
 tangents ride through the graph that a ``create_graph`` backward pass builds,
-so one forward-mode pass through the gradient gives ``H·v``.
+so one forward-mode pass through the gradient gives ``H·v``.  A ``jvp`` *inside*
+another transform (``grad`` of a ``jvp``, ``jacrev(jacfwd(f))``, ``jacfwd`` of
+``jacfwd``) goes by reverse mode instead (``_jvp_by_reverse``): a tangent is raw
+data no outer transform can differentiate, and forward-mode levels do not nest.
 
 ``jacfwd``'s columns go through one function, ``jvp_columns``, which takes a
 *stack* of tangents (``k`` directions along a new first axis) and returns a
@@ -23,11 +26,12 @@ carrying ``k`` directions; ``chunk_size=1`` is the loop of ``k`` passes).
 
 from __future__ import annotations
 
-from contextlib import nullcontext
+import numpy as np
 
 from ..autograd import forward_ad
 from ..autograd.forward_ad import tangent_of
-from ..core.modes import no_grad
+from ..autograd.gradients import grad as autograd_grad
+from ..core.modes import enable_grad, no_grad
 from ..tensor import Tensor
 from ..value import Value
 from . import counting
@@ -49,6 +53,7 @@ from ._lift import (
     inside,
     jacobian_block,
     join_chunks,
+    lift_inputs,
     live_result,
     size_of,
     stack_parts,
@@ -65,31 +70,71 @@ def jvp(func, primals, tangents, *, has_aux: bool = False):
     ``primals`` and ``tangents`` are tuples (or lists) of equal length, each
     tangent shaped and typed like its primal.  ``f`` may return a Tensor/Value
     or a tuple (or list) of them; the tangent out has the same structure.
+
+    Inside another transform the result is a node that transform differentiates,
+    computed by two backward passes instead (see ``_jvp_by_reverse``).
     """
     primals, tangents = _pair_up(primals, tangents)
-    if in_transform() and any(p.requires_grad for p in primals):
-        raise NotImplementedError(
-            "jvp: differentiating a forward-mode transform by reverse mode (e.g. "
-            "jacrev(jacfwd(f)), grad of a jvp) is not supported; use forward over reverse "
-            "instead: jacfwd(jacrev(f)), or hessian(f)")
+    if in_transform():
+        return _jvp_by_reverse(func, primals, tangents, has_aux)
     # fresh nodes on the same data, needing no grad: forward mode builds no graph
     inputs = [constant_like(p, p.data) for p in primals]
-    live = in_transform()
     with forward_ad.dual_level():
         duals = [forward_ad.make_dual(x, t) for x, t in zip(inputs, tangents)]
-        counting.forward_pass(in_transform())
+        counting.forward_pass()
         # Forward mode needs no graph: at the top level nothing is recorded (the
         # parameters of a model would otherwise make every op a graph node too).
-        with inside(), (nullcontext() if live else no_grad()):
+        with inside(), no_grad():
             result = func(*duals)
         out, aux = split_aux(result, has_aux, "jvp")
         outs, structure = outputs_of(out, "jvp")
         # (each output's tangent as it is: unpack_dual would make a primal view node per
         # output, which only an outer differentiation of the primal needs)
-        primal_out = tuple(live_result(o, live) for o in outs)
-        tangent_out = tuple(_tangent_result(o, tangent_of(o), live) for o in outs)
+        primal_out = tuple(live_result(o, False) for o in outs)
+        tangent_out = tuple(_tangent_result(o, tangent_of(o)) for o in outs)
     primal_out, tangent_out = nest(structure, primal_out), nest(structure, tangent_out)
     return (primal_out, tangent_out, aux) if has_aux else (primal_out, tangent_out)
+
+
+@enable_grad()  # (even in an outer jvp's no_grad: this pass needs its graph)
+def _jvp_by_reverse(func, primals, tangents, has_aux):
+    """``jvp`` inside another transform: ``J·t`` by reverse mode, twice.
+
+    A tangent here is raw data, which no outer transform can differentiate (and
+    forward-mode levels do not nest), yet ``grad(lambda w: jvp(lambda x: f(w, x),
+    (x,), (t,))[1].sum())`` needs ``J·t`` as a function of ``w``.  So, nested, jvp
+    runs ``f`` once recording a graph and goes back through it with a cotangent
+    ``u`` that is itself a variable: ``g(u) = uᵀ·J``, linear in ``u``, so its
+    derivative along ``t`` is ``∂(g·t)/∂u = J·t``: a second backward pass, both
+    building graphs (``create_graph``), so the result is a node the outer
+    transform differentiates (the *double-vjp trick*: two backward passes instead of
+    one forward pass, counted as such).
+    """
+    feed, inputs, _ = lift_inputs(list(primals))
+    counting.forward_pass(nested=True)
+    with inside():
+        result = func(*feed)
+    out, aux = split_aux(result, has_aux, "jvp")
+    outs, structure = outputs_of(out, "jvp")
+    us = [Value(0.0, requires_grad=True) if isinstance(o, Value)
+          else Tensor(np.zeros_like(o.data), requires_grad=True) for o in outs]
+    rows = _pull_back(outs, inputs, us)  # g(u) = uᵀ·J, one per input
+    columns = _pull_back(rows, us, tangents)  # ∂(g·t)/∂u = J·t, one per output
+    tangent_out = nest(structure, [constant_like(o, 0.0) if c is None else c
+                                   for o, c in zip(outs, columns)])
+    primal_out = nest(structure, list(outs))
+    return (primal_out, tangent_out, aux) if has_aux else (primal_out, tangent_out)
+
+
+def _pull_back(outs, inputs, cotangents):
+    """One backward pass building a graph: ``Σ cᵢᵀ·∂outᵢ/∂inputs``, None for an input no
+    output reaches (outputs that are None or constants are left out)."""
+    pairs = [(o, c) for o, c in zip(outs, cotangents) if o is not None and o.requires_grad]
+    if not pairs:
+        return (None,) * len(inputs)
+    counting.backward_pass()
+    return autograd_grad([o for o, _ in pairs], list(inputs), grad_outputs=[c for _, c in pairs],
+                         retain_graph=True, create_graph=True, allow_unused=True)
 
 
 def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error",
@@ -123,7 +168,8 @@ def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error",
         chunks = [jvp_columns(at, chosen, tangents, has_aux, randomness)
                   for tangents in basis_chunks(chosen, chunk_size)]
         outs, structure, _, aux = chunks[-1]
-        live = any(_has_graph(stack) for c in chunks for stack in c[2])
+        # (nested, the columns may carry an outer jvp's tangent: cut them as nodes)
+        live = in_transform() or any(_has_graph(stack) for c in chunks for stack in c[2])
         columns = [join_chunks([c[2][i] for c in chunks], live) for i in range(len(outs))]
         jacs = []
         for i, o in enumerate(outs):
@@ -172,7 +218,8 @@ def jvp_columns(func, primals, tangents, has_aux=False, randomness="error"):
     structure = None if isinstance(out, (Tensor, Value)) else type(out)
     outs = (out,) if structure is None else tuple(out)
     columns = (columns,) if structure is None else tuple(columns)
-    if not any(c.requires_grad for c in columns):
+    # (nested, the columns may carry an outer jvp's tangent: kept as nodes)
+    if not in_transform() and not any(c.requires_grad for c in columns):
         columns = tuple(Tensor(c.data) for c in columns)
     return outs, structure, columns, seen["aux"]
 
@@ -188,7 +235,8 @@ def _columns_one_by_one(func, primals, tangents, has_aux):
     outs = (out,) if structure is None else tuple(out)
     per_output = [[r[1] if structure is None else r[1][i] for r in results]
                   for i in range(len(outs))]
-    live = any(getattr(p, "requires_grad", False) for col in per_output for p in col)
+    live = in_transform() or any(getattr(p, "requires_grad", False)
+                                 for col in per_output for p in col)
     return outs, structure, tuple(stack_parts(col, o, live)
                                   for col, o in zip(per_output, outs)), aux
 
@@ -245,7 +293,7 @@ def _has_graph(stack) -> bool:
     return any(v.requires_grad for v in stack) if isinstance(stack, list) else stack.requires_grad
 
 
-def _tangent_result(out, tangent, live):
+def _tangent_result(out, tangent):
     """The output's tangent as a node: zeros when no tangent reached it."""
     if tangent is None:
         return constant_like(out, 0.0)

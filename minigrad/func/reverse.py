@@ -76,6 +76,7 @@ def grad(func, argnums=0, has_aux: bool = False):
 
     grad_of.__name__ = f"grad_{getattr(func, '__name__', 'f')}"
     grad_of.__doc__ = f"The gradient of {getattr(func, '__name__', 'f')} (minigrad.func.grad)."
+    grad_of.__wrapped__ = func  # (functools.wraps's: inspect.signature gives f's parameters)
     return grad_of
 
 
@@ -88,6 +89,7 @@ def value_and_grad(func, argnums=0, has_aux: bool = False):
         return ((value, aux) if has_aux else value), gradient
 
     value_and_grad_of.__name__ = f"value_and_grad_{getattr(func, '__name__', 'f')}"
+    value_and_grad_of.__wrapped__ = func
     return value_and_grad_of
 
 

@@ -117,6 +117,9 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
 
     vmapped.__name__ = f"vmap_{name}"
     vmapped.__doc__ = f"{name} mapped over a batch (minigrad.func.vmap)."
+    # (as functools.wraps, and torch.func.vmap, do: inspect.signature(vmapped) is f's, so a
+    # step-through names the inputs by f's parameters, and a nested vmap's errors by f's)
+    vmapped.__wrapped__ = func
     return vmapped
 
 

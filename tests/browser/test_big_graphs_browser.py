@@ -197,3 +197,40 @@ def test_a_folded_box_follows_the_step(wide, pages):
     wide.click('[data-act="last"]')
     last = wide.locator("#box_c_7 text").all_text_contents()
     assert first[-1] != last[-1] and last[-1].startswith("grad norm ")
+
+
+IN_VIEW = """root => {
+  const box = root.querySelector('.mg-graph').getBoundingClientRect();
+  const el = root.querySelector('g.node.current') || root.querySelector('g.node.receiving')
+    || root.querySelector('g.edge.current');
+  if (!el) return null;
+  const r = el.getBoundingClientRect();
+  return r.left >= box.left - 1 && r.right <= box.right + 1 && r.top >= box.top - 1
+    && r.bottom <= box.bottom + 1;
+}"""
+
+
+def test_the_current_node_stays_in_view_as_steps_advance(browser, pages):
+    """The 3-4-4-1 scalar MLP at 1,000 x 700: its current node at step 100 once sat 1,475 px
+    down in a 648 px box that never scrolled.  Zoomed to 100% (taller than the box), every
+    step's current node is inside the box's visible part."""
+    context = browser.new_context(viewport={"width": 1000, "height": 700})
+    try:
+        pg = context.new_page()
+        root = open_player(pg, pages["mlp"])
+        pg.click('[data-zoom="one"]')
+        box = root.evaluate("r => { const g = r.querySelector('.mg-graph');"
+                            " return [g.scrollHeight, g.clientHeight]; }")
+        assert box[0] > box[1]  # the graph is taller than its box: it must scroll
+        n = int(root.locator(".mg-slider").get_attribute("max")) + 1
+        seen = 0
+        for k in range(0, n, 7):
+            root.evaluate("(r, k) => { const s = r.querySelector('.mg-slider'); s.value = "
+                          "String(k); s.dispatchEvent(new Event('input')); }", k)
+            shown = root.evaluate(IN_VIEW)
+            if shown is not None:
+                seen += 1
+                assert shown, k
+        assert seen > n // 14  # most steps have a current node
+    finally:
+        context.close()

@@ -72,13 +72,15 @@ def stop(proc, base: str) -> None:
                 proc.wait(timeout=10)
 
 
-def running_lab(tmp_path, notebook: str):
-    """Start JupyterLab on a temporary copy of ``notebook``; yield ``(base url, tmp_path)``.
+def running_lab(tmp_path, notebook: str, app: str = "jupyterlab"):
+    """Start JupyterLab (``app="notebook"``: Jupyter Notebook 7) on a temporary copy of
+    ``notebook``; yield ``(base url, tmp_path)``.
 
     127.0.0.1, a free port, an empty token, throwaway Jupyter dirs, no pop-ups, and the
     kernel importing this checkout (``PYTHONPATH``), not whichever copy the venv has."""
-    if shutil.which("jupyter-lab", path=os.path.dirname(sys.executable)) is None:
-        pytest.skip("JupyterLab is not installed in this environment")
+    script = {"jupyterlab": "jupyter-lab", "notebook": "jupyter-notebook"}[app]
+    if shutil.which(script, path=os.path.dirname(sys.executable)) is None:
+        pytest.skip(f"{script} is not installed in this environment")
     work = tmp_path / "notebooks"
     work.mkdir()
     shutil.copy(HERE / notebook, work / notebook)
@@ -103,12 +105,13 @@ def running_lab(tmp_path, notebook: str):
     base = f"http://127.0.0.1:{port}"
     log = open(tmp_path / "lab.log", "w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
+        [sys.executable, "-m", app, "--no-browser", "--ServerApp.ip=127.0.0.1",
          f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
          "--IdentityProvider.token=", "--ServerApp.password=",
          f"--ServerApp.root_dir={work}", "--ServerApp.disable_check_xsrf=True",
-         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
          "--ServerApp.terminals_enabled=False"]
+        + (["--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+           if app == "jupyterlab" else [])
         + (["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []),
         cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
     )
@@ -158,66 +161,55 @@ def open_and_run(browser, base, tmp):
 
 
 def test_stepper_widget_restyles_in_jupyterlab(lab, browser):
+    """The anywidget (the player's own module): its controls restyle the one SVG; the
+    other front ends, and the step synced with Python, are tests/browser/test_frontends.py."""
     base, tmp = lab
     context, page = open_and_run(browser, base, tmp)
+    widget_svg = ".mg-stepper-widget svg"
+    nodes_sel = f"{widget_svg} g.node[id^='n_']"
     try:
-
-        widget = page.locator(".mg-stepper-widget").first
+        widget = page.locator(".mg-stepper-widget .mg-player[data-mg-ready]").first
         widget.wait_for()
         widget.scroll_into_view_if_needed()
-        page.wait_for_selector(".mg-widget svg g.node")
-        nodes = page.locator(".mg-widget svg g.node[id^='n_']")
-        count = nodes.count()
-        assert count == 4  # a, b, a*b, a*b + a
+        assert page.locator(nodes_sel).count() == 4  # a, b, a*b, a*b + a
 
         def strokes() -> list[str]:
             return page.eval_on_selector_all(
-                ".mg-widget svg .mg-s", "els => els.map(e => getComputedStyle(e).stroke)")
+                f"{widget_svg} .mg-s", "els => els.map(e => getComputedStyle(e).stroke)")
 
         # step 0 of "both": nothing created yet, every node hidden
         page.wait_for_function(
-            "() => [...document.querySelectorAll(\".mg-widget svg g.node[id^='n_']\")]"
+            f"() => [...document.querySelectorAll({nodes_sel!r})]"
             ".every(e => getComputedStyle(e).opacity === '0')")
-        layout = page.eval_on_selector(".mg-widget svg", "s => s.outerHTML")
-        assert "step 1 / " in page.inner_text(".mg-stepper-widget")  # opens on the first step
-
-        # the controls hold one line at 1,400 px, and Play/Stop say what they are
-        tops = page.eval_on_selector(  # (the first row: the zoom buttons are a row of their own)
-            ".mg-stepper-widget .widget-hbox",
+        layout = page.eval_on_selector(widget_svg, "s => s.getAttribute('viewBox')")
+        assert "step 1 / " in widget.inner_text()  # opens on the first step
+        # the controls hold one line at 1,400 px
+        tops = widget.locator(".mg-controls").evaluate(
             "row => [...row.children].map(e => Math.round(e.getBoundingClientRect().top))")
-        assert len(tops) == 8 and max(tops) - min(tops) < 10, tops
-        words = page.eval_on_selector_all(  # (CSS-generated text: not in innerText)
-            ".mg-stepper-widget .mg-play .fa",
-            "els => els.filter(e => e.getBoundingClientRect().width > 0)"
-            ".map(e => getComputedStyle(e, '::after').content)")
-        assert words == ['" Play"', '" Stop"'], words
-        assert "Play" in page.get_attribute(".mg-stepper-widget .mg-play", "title")
+        assert max(tops) - min(tops) < 10, tops
 
-        page.click(".mg-stepper-widget button:has-text('Next ▶')")
+        widget.locator("button:has-text('Next ▶')").click()
         page.wait_for_function(
-            "() => [...document.querySelectorAll(\".mg-widget svg g.node[id^='n_']\")]"
+            f"() => [...document.querySelectorAll({nodes_sel!r})]"
             ".filter(e => getComputedStyle(e).opacity === '0').length === 3")
         assert RED in strokes()  # the new node is outlined as current
-        assert "Forward · create a" in page.inner_text(".mg-stepper-widget .mg-panel")
-        assert "step 2 / " in page.inner_text(".mg-stepper-widget")
+        assert "Forward · create a" in widget.locator(".mg-panel").inner_text()
+        assert "step 2 / " in widget.inner_text()
 
-        # the slider: jump to the end with the keyboard
-        page.focus(".mg-stepper-widget .widget-slider .noUi-handle")
-        page.keyboard.press("End")
+        widget.locator("button:has-text('Next ▶')").focus()
+        page.keyboard.press("End")  # to the end with the keyboard
         page.wait_for_function(
             "() => (document.querySelector('.mg-stepper-widget .mg-panel') || {}).innerText"
             "?.includes('Backward pass complete')")
         page.wait_for_function(  # (opacity fades in over 0.15 s)
-            "() => [...document.querySelectorAll(\".mg-widget svg g.node[id^='n_']\")]"
+            f"() => [...document.querySelectorAll({nodes_sel!r})]"
             ".every(e => getComputedStyle(e).opacity === '1')")
         assert GREEN in strokes()  # nodes holding a gradient
-        grads = page.eval_on_selector_all(
-            ".mg-widget svg text.mg-gv",
-            "els => els.filter(e => getComputedStyle(e).display !== 'none')"
-            ".map(e => e.textContent)")
+        grads = page.eval_on_selector_all(f"{widget_svg} [data-mg-grad]",
+                                          "els => els.map(e => e.textContent)")
         assert "grad 4.0000" in grads and "grad 2.0000" in grads  # a.grad, b.grad
-        # restyled, not redrawn: the SVG element is the very same markup
-        assert page.eval_on_selector(".mg-widget svg", "s => s.outerHTML") == layout
+        # restyled, not redrawn: the same SVG element and layout
+        assert page.eval_on_selector(widget_svg, "s => s.getAttribute('viewBox')") == layout
         if os.environ.get("MINIGRAD_SCREENSHOTS"):  # to look at it: a directory to write to
             page.screenshot(path=os.path.join(os.environ["MINIGRAD_SCREENSHOTS"], "lab.png"))
     except Exception:
@@ -233,7 +225,7 @@ def test_static_player_runs_in_jupyterlab(lab, browser):
     base, tmp = lab
     context, page = open_and_run(browser, base, tmp)
     try:
-        player = page.locator(".jp-OutputArea .mg-player[data-mg-ready]")
+        player = page.locator(".jp-OutputArea .mg-player[data-mg-ready]:has(script.mg-data)")
         player.wait_for()
         player.scroll_into_view_if_needed()
         assert player.get_attribute("data-mg-step") == "0"

@@ -56,8 +56,8 @@ def test_torch_step_through_in_jupyterlab(torch_lab, browser):
         widget = page.locator(".mg-stepper-widget").first
         widget.wait_for()
         widget.scroll_into_view_if_needed()
-        page.wait_for_selector(".mg-widget svg g.node")
-        assert page.locator(".mg-widget svg g.node[id^='n_']").count() == 5  # x, w, 3 Nodes
+        page.wait_for_selector(".mg-stepper-widget svg g.node")
+        assert page.locator(".mg-stepper-widget svg g.node[id^='n_']").count() == 5  # x, w, 3 Nodes
         assert f"step 1 / {n}" in page.inner_text(".mg-stepper-widget")
 
         def step_to(index: int, words: str) -> str:

@@ -67,3 +67,14 @@ def test_other_files_and_plain_outputs_are_left_alone():
     before = copy.deepcopy(model)
     drop_orphan_widget_views(model)
     assert model == before
+
+
+def test_the_state_of_a_model_replaced_by_its_player_is_not_saved():
+    """A step-through's model state (markup, frames, the module) is as big as its player:
+    once the view gives way to the player, nothing shows that state; other models stay."""
+    model = notebook([view("stepper", **{"text/plain": "<Stepper>", "text/html": "<div>"}),
+                      view("bar", **{"text/plain": "0/4"})], saved=["stepper", "bar"])
+    drop_orphan_widget_views(model)
+    state = model["content"]["metadata"]["widgets"][WIDGET_STATE]["state"]
+    assert set(state) == {"bar"}
+    assert kept(model) == [["text/html", "text/plain"], sorted([WIDGET_VIEW, "text/plain"])]

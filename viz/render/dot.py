@@ -319,10 +319,10 @@ def _node_line(n, show_attrs: bool, highlighted: bool, stacked: bool = False) ->
             span = (n.symbol is not None) + (n.name is not None) + bool(mark)
             rows.append(("<tr>" + first + "</tr>", span))
         if n.shape is not None:  # (a multi-output op's record has no shape of its own)
-            rows.append((f"<tr>{_td(f'{n.shape} {n.dtype}')}</tr>", 1))
+            rows.extend((f"<tr>{_td(line)}</tr>", 1) for line in n.shape_lines)
         tiny = n.tiny
         if tiny:
-            rows.append((f"<tr>{_td_rows('data', n.data)}</tr>", 1))
+            rows.append((f"<tr>{_td_rows(n.data_word, n.data)}</tr>", 1))
         if n.grad_label is not None:  # one line: the stepper rewrites it as grads flow in
             rows.append((f"<tr>{_td(n.grad_label, align='left')}</tr>", 1))
         if show_attrs and n.attrs:
@@ -496,9 +496,9 @@ def box_summary(n) -> list[str]:
     """
     lines = []
     if n.kind == "tensor":
-        lines.append(f"→ {n.shape} {n.dtype}")
+        lines.append(f"→ {' · '.join(n.shape_lines)}")
         if n.tiny:
-            lines.append(f"data {n.data}")
+            lines.append(f"{n.data_word} {n.data}")
     else:
         lines.append(f"→ data {n.data}")
     if n.grad_label is not None:

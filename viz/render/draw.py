@@ -229,7 +229,11 @@ class Graph:
         note = "".join(f"<p><small>{escape(text)}</small></p>" for text in self.view.notes)
         if self.layout == "builtin" and self.options.layout == "auto":  # dot was not there
             note += f'<p><small>{escape(BUILTIN_NOTE + INSTALL_HINT)}</small></p>'
-        return f'<div class="minigrad-graph" style="overflow:auto">{readable(svg)}{note}</div>'
+        from .pan_zoom import pan_zoom_html
+
+        # bigger than a cell: the step-through player's own zoom and pan (viz.render.pan_zoom)
+        return (pan_zoom_html(svg, note)
+                or f'<div class="minigrad-graph" style="overflow:auto">{readable(svg)}{note}</div>')
 
     def _repr_svg_(self) -> str | None:
         try:

@@ -172,9 +172,9 @@ def _head(n, ids: bool) -> str:
 def _line(n, ids: bool) -> str:
     parts = [_head(n, ids)]
     if n.kind == "tensor" and n.shape is not None:  # (a multi-output op's node has none)
-        parts.append(f"{n.shape} {n.dtype}")
+        parts.append(" · ".join(n.shape_lines))
     if n.data is not None:  # (a torch graph's op node: torch keeps no value there)
-        parts.append(f"data={n.data}")
+        parts.append(f"{n.data_word.replace(' ', '_')}={n.data}")
     if n.grad is not None:
         parts.append(f"grad={n.grad}")
     if n.kind == "group":  # a box of the overview: what it holds

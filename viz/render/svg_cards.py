@@ -179,9 +179,10 @@ def node_card(n, show_attrs: bool, colors: dict, highlighted: bool,
     if head:
         rows.append(head)
     if n.shape is not None:  # (a multi-output op's record has no shape of its own)
-        rows.append([cell(f"{n.shape} {n.dtype}")])
+        rows.extend([cell(line)] for line in n.shape_lines)
     if n.tiny:
-        rows.append([Cell([visible(t) for t in _matrix_lines("data", n.data)], align="left")])
+        rows.append([Cell([visible(t) for t in _matrix_lines(n.data_word, n.data)],
+                          align="left")])
     if n.grad_label is not None:  # one text: the stepper rewrites it as gradients flow in
         rows.append([cell(n.grad_label, align="left")])
     if show_attrs and n.attrs:

@@ -56,6 +56,7 @@ from .multi_output import (
     output_nr,
     show_record,
 )
+from .batches import EXAMPLE, batch_text, example, is_batched
 from .numbers import (
     NO_GRAD,
     clip,
@@ -158,6 +159,22 @@ class ViewNode:
     stub: bool = False  # of an order not shown, kept because a shown node uses it
     multi: bool | None = None  # several outputs (class ``multi``); None: ask ``node``
     detail: tuple = ()  # a group box's lines under its title (kind "group": viz.render.overview)
+    #: inside ``vmap``: "batch of 5 → (5, 3)" (``shape`` is one example's, ``data`` shows
+    #: example 0; ``viz.render.batches``); None for a plain value
+    batch: str | None = None
+
+    @property
+    def shape_lines(self) -> list[str]:
+        """The shape rows a card draws: ``(3,) float32``, and inside ``vmap``
+        ``(3,) float32 per example`` then ``batch of 5 → (5, 3)``."""
+        if self.batch is None:
+            return [f"{self.shape} {self.dtype}"]
+        return [f"{self.shape} {self.dtype} per example", self.batch]
+
+    @property
+    def data_word(self) -> str:
+        """What the data row starts with: ``data``, or inside ``vmap`` the example shown."""
+        return "data" if self.batch is None else f"example {EXAMPLE}"
 
     @property
     def classes(self) -> str:
@@ -243,6 +260,12 @@ def grad_label(data, grad, *, digits: int = DIGITS, preview: int = 6, width: int
     if grad is None:
         return f"grad {NO_GRAD}"
     grad = _raw(grad)
+    if is_batched(grad) or is_batched(data):  # inside vmap: one example's gradient
+        g = example(grad)
+        word = f"grad (example {EXAMPLE})" if is_batched(grad) else "grad"
+        if g.size <= preview:
+            return f"{word} " + format_array(g, digits, width, preview)
+        return f"{word} norm " + format_number(_norm(g), digits)
     if isinstance(grad, OutputGrads):  # a record holding its outputs' (a torch Node)
         return output_grads_label(grad, lambda g: grad_label(
             np.asarray(g), g, digits=digits, preview=preview, width=width)[len("grad "):])
@@ -465,7 +488,8 @@ def _view_node(node, is_root, names, scope_of, opts):
         role = "intermediate"
     data = node.data
     grad = _raw(node.grad)
-    tensor = isinstance(data, np.ndarray)
+    batched = is_batched(data)  # inside vmap: one example's shape, the whole batch
+    tensor = batched or isinstance(data, np.ndarray)
     label = node.label
     vn = ViewNode(
         node.id,
@@ -495,12 +519,15 @@ def _view_node(node, is_root, names, scope_of, opts):
         vn.size = int(data.size)
         no_value = getattr(data, "no_value", False)  # (a traced program's value: jit)
         vn.tiny = vn.size <= preview and not no_value
+        if batched:  # (a batch is never made one plain array: its first example is shown)
+            vn.batch = batch_text(data)
+            data = example(data)
         vn.data = "(no value)" if no_value else format_array(data, digits, width, preview)
         if show_grad:
             if grad is None:
                 vn.grad = NO_GRAD
             else:
-                g = np.asarray(grad)
+                g = example(grad)
                 vn.grad = format_array(g, digits, width, preview)
                 vn.grad_norm = format_number(_norm(g), digits)
     else:
@@ -574,7 +601,9 @@ def _saved_items(node, saved, digits, width, preview):
             (f"input {slot}" for slot, p in enumerate(node.parents)
              if v is p.data or v is p), None)
         v_data = v.data if is_node(v) else v
-        if isinstance(v_data, np.ndarray) and v_data.size > preview:
+        if is_batched(v_data):
+            text = f"{format_shape(v_data.shape)} {v_data.dtype} per example · {batch_text(v_data)}"
+        elif isinstance(v_data, np.ndarray) and v_data.size > preview:
             text = f"{format_shape(v_data.shape)} {v_data.dtype}"
         elif _is_shape(v_data):  # sum, reshape ... keep only their input's shape
             text = f"shape {format_shape(v_data)}"

@@ -1,5 +1,5 @@
 """The stepper: a recorded computation replayed one step at a time, in a notebook widget
-or a standalone HTML page.
+or a standalone HTML page (one front end: ``assets/player.js`` runs both).
 
 Read the modules in this order:
 
@@ -15,13 +15,16 @@ Read the modules in this order:
   held, panel text (the heart of the stepper);
 * ``engine_notes.py``: a ready-queue pass's pending counts and queue, and hook steps;
 * ``checkpoint_steps.py``: what a checkpointed block's recompute says;
+* ``batch_steps.py``: what a vmapped function's steps say (which axis is the batch, what
+  is not mapped, one seed per example; each node's two shapes: ``viz.render.batches``);
 * ``tangent_frames.py``: ``TangentFrames``, forward mode's tangents as frames;
 * ``cursor.py``: ``StepperState``, the cursor over the frames;
 * ``memory_strip.py``: the saved bytes alive at every step;
 * ``template.py``: the SVG laid out once and restyled per step, the state stylesheet;
-* ``page.py``: the standalone HTML page, its panel and legend (script and CSS in
-  ``assets/``);
-* ``zoom.py`` and ``widgets.py``: the notebook widget's zoom bar and controls;
+* ``node_info.py``: what a click on a node shows (value, formula, saved values);
+* ``page.py``: the player's markup and data, and the standalone HTML page, its panel
+  and legend (CSS and the player's one JavaScript module in ``assets/``);
+* ``widgets.py``: the notebook widget, an anywidget running that same module;
 * ``stepper.py``: ``Stepper`` and ``step_through``, which put it all together;
 * ``player.py``: ``viz.export_html``, the step-through as one HTML file.
 """

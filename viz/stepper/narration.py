@@ -38,8 +38,10 @@ from ..render.multi_output import (
     record_summary,
     unused_outputs,
 )
+from ..render.batches import example, is_batched, physical, shape_of, shape_text
 from ..render.numbers import NO_GRAD, format_array, format_shape, visible
 from ..render.view import is_node
+from .batch_steps import is_move, move_text, seed_note, shared_note, vmap_summary
 
 __all__ = ["Narrator", "fmt_num", "fmt_value", "node_name", "distinct_names"]
 
@@ -59,6 +61,8 @@ def fmt_value(x, max_items: int = 6, digits: int = DIGITS) -> str:
         return output_grads_text(x, lambda g: fmt_value(g, max_items, digits))
     if is_node(x):  # a gradient after create_graph=True: a node; its value
         x = x.data
+    if is_batched(x):  # inside vmap: both shapes, then one example (viz.render.batches)
+        return f"{shape_text(x)}; example 0: {fmt_value(example(x), max_items, digits)}"
     if isinstance(x, np.ndarray) or hasattr(x, "shape") and hasattr(x, "dtype"):
         a = np.asarray(x)
         if a.ndim == 0:
@@ -80,7 +84,8 @@ def _raw(x):
 
 
 def _is_array(x) -> bool:
-    return isinstance(x, np.ndarray) and x.ndim > 0
+    """An array with axes, or a batch inside vmap (a batch of scalars too: it has one)."""
+    return isinstance(x, np.ndarray) and x.ndim > 0 or is_batched(x)
 
 
 def _plain(v) -> bool:
@@ -336,6 +341,8 @@ class Narrator:
         d = node.data
         if getattr(d, "no_value", False):  # (a torch Node's output, a traced value: none kept)
             return f"{format_shape(d.shape)} {d.dtype} (no value kept)"
+        if is_batched(d):
+            return f"{self.value(d)} ({d.dtype})"
         if _is_array(d):
             text = f"{format_shape(d.shape)} {d.dtype}"
             if d.size <= 6:
@@ -355,6 +362,8 @@ class Narrator:
         """Input ``slot`` of ``node`` as its value (tiny) or shape; ``slot=None``: ``node``
         itself."""
         d = node.data if slot is None else _input_data(node, slot)
+        if is_batched(d):  # (each example's own: its shape; the batch is said below)
+            return format_shape(d.shape)
         if _is_array(d) and not getattr(d, "no_value", False):
             return self.value(d) if d.size <= 3 else format_shape(d.shape)
         if getattr(d, "no_value", False):
@@ -392,7 +401,8 @@ class Narrator:
         if given:
             names = ", ".join(self.name(n) for n in given[:8]) + (", …" if len(given) > 8 else "")
             text += f"\nAlready there before recording (shown from the start): {names}."
-        return text
+        batches = vmap_summary(list(given) + list(created), self.name)
+        return f"{text}\n{batches}" if batches else text
 
     def created(self, n, kind: str) -> str:
         """A node appears: a leaf, a constant, or an op's result (``kind``: ``view_kind``)."""
@@ -404,6 +414,8 @@ class Narrator:
             what = name if name == self.data(n) else f"{name} = {self.data(n)}"
             return (f"constant {what} (requires_grad=False, so no gradient flows into it).")
         op = n.op
+        if is_move(n):  # into or out of a vmap: which axis is the batch
+            return move_text(n, self.name)
         names, values = self.expr(n)
         if is_record(n):  # an op with several outputs (viz.render.multi_output)
             return f"{op.name}: {names} {record_summary(n)}"
@@ -411,7 +423,7 @@ class Narrator:
         if k is not None:  # (which op's output it is: the record's title names the op)
             names += f" (output {k} of {n.parents[0].op.name})"
             values = None  # (its value is the output's own: said once, below)
-        if any(isinstance(x.data, np.ndarray) for x in (n, *n.parents)):
+        if any(isinstance(x.data, np.ndarray) or is_batched(x.data) for x in (n, *n.parents)):
             shapes = ", ".join(_shape_text(n, i) for i in range(len(n.parents)))
             return (f"{op.name}: {name} = {names}\nshapes {shapes} → "
                     f"{format_shape(n.data.shape)}; {name} = {self.data(n)}")
@@ -441,9 +453,10 @@ class Narrator:
         rname = self.name(e.node)
         grad = _raw(e.grad)
         if _is_array(grad):
-            what = ("ones" if np.all(grad == 1) else "the given gradient")
-            text = (f"{label}: d{_d(rname)}/d{_d(rname)} = {what} of shape "
-                    f"{format_shape(grad.shape)}: {self.value(grad)}.")
+            what = ("ones" if np.all(physical(grad) == 1) else "the given gradient")
+            shape = "" if is_batched(grad) else f" of shape {format_shape(grad.shape)}"
+            text = (f"{label}: d{_d(rname)}/d{_d(rname)} = {what}{shape}: "
+                    f"{self.value(grad)}.{seed_note(e.node)}")
         else:
             text = (f"{label}: d{_d(rname)}/d{_d(rname)} = {self.value(grad)}: the "
                     "output's gradient with respect to itself.")
@@ -530,11 +543,12 @@ class Narrator:
             after += f" (node {self.name(e.after)}, {order_mark(e.after.order)})"
         local = _raw(e.local_grad)
         if _is_array(local) or _is_array(p.data):
-            shape = np.shape(local)
+            shape = shape_of(local)
             line = f"{op.name}: {deriv}; upstream × local derivative = {self.value(local)}"
-            if not is_record(p) and tuple(shape) != tuple(np.shape(p.data)):
+            if not is_record(p) and tuple(shape) != tuple(shape_of(p.data)):
                 line += (f", summed over the broadcast axes from {format_shape(shape)} to "
-                         f"{format_shape(np.shape(p.data))}")
+                         f"{format_shape(shape_of(p.data))}")
+            line += shared_note(local, _raw(e.after), p, self.name)
             return line + f", added to {pname}.grad: {before} → {after}"
         if derivative is not None and upstream is not None:
             prod = f"{self.value(upstream)} × {self.num(derivative)} = {self.value(local)}"
@@ -623,5 +637,5 @@ def _shape_text(node, slot: int) -> str:
     does), its outputs' shapes (``split`` into unequal parts has no one shape)."""
     data = _input_data(node, slot)
     if isinstance(data, (tuple, Outputs)):
-        return "(" + ", ".join(format_shape(np.shape(x)) for x in data) + ")"
-    return format_shape(np.shape(data))
+        return "(" + ", ".join(format_shape(shape_of(x)) for x in data) + ")"
+    return format_shape(shape_of(data))

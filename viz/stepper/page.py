@@ -1,9 +1,10 @@
 """The standalone HTML player: one self-contained page (or ``<div>``) per step-through.
 
 The page holds the SVG template rendered at the first step, the CSS, the
-frames as compact per-step changes (``step_payload``) and a small inline script
-(``assets/player.js``) that swaps classes and texts; no kernel, no network,
-works offline.  The panel and the legend here are shared with the widget.
+frames as compact per-step changes (``step_payload``) and the player's module
+(``assets/player.js``) inline, which swaps classes and texts; no kernel, no network,
+works offline.  The markup (``player_markup``) and the module are the notebook
+widget's too (``viz.stepper.widgets``): one front end, two hosts.
 """
 
 from __future__ import annotations
@@ -30,8 +31,8 @@ from .template import (
     script,
 )
 
-__all__ = ["SPEEDS", "LEGEND", "default_title", "legend", "panel_html", "player_fragment",
-           "player_html"]
+__all__ = ["SPEEDS", "LEGEND", "default_title", "legend", "module_script", "panel_html",
+           "player_data", "player_fragment", "player_html", "player_markup"]
 
 SPEEDS = (("slow", 1400), ("normal", 700), ("fast", 300), ("very fast", 100))
 
@@ -172,15 +173,25 @@ def step_payload(frames, template: SvgTemplate | None, grad_text, start: int = 0
     }
 
 
-def player_fragment(frames, template: SvgTemplate | None, grad_text, *, start: int = 0,
-                    note: str | None = None, speed: str = "normal", extra: str = "") -> str:
-    """The player as an HTML fragment: a ``<div>`` with its CSS, data and script;
-    ``extra`` goes under the graph (the memory strip, ``viz.stepper.memory_strip``)."""
-    n = len(frames)
+def player_data(frames, template: SvgTemplate | None, grad_text, *, start: int = 0,
+                speed: str = "normal", info=()) -> dict:
+    """What the player's script reads: ``step_payload``, the opening ``speed`` and each
+    node's ``info`` for the inspector (``viz.stepper.node_info``).  The page carries it as
+    JSON; the widget as its ``data`` traitlet."""
     payload = step_payload(frames, template, grad_text, start)
-    # Inside <script>, "</script", "<!--" or "<script" in a label would end or derail
-    # the data block; "<" only occurs inside JSON strings, where \u003c means the same.
-    data = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
+    payload["speed"] = speed
+    payload["info"] = list(info)
+    return payload
+
+
+def player_markup(frames, template: SvgTemplate | None, grad_text, *, start: int = 0,
+                  note: str | None = None, speed: str = "normal", extra: str = "",
+                  tail: str = "") -> str:
+    """The player's HTML, shown at step ``start`` before any script runs (a viewer that
+    strips scripts shows that): controls, graph, ``extra`` under it (the memory strip,
+    ``viz.stepper.memory_strip``), the node inspector, panel and legend; ``tail`` goes
+    last inside the root (the page's data and script).  The widget and the page share it."""
+    n = len(frames)
     if template is not None:
         classes = frames.class_strings(start)
         graph = template.render(classes, grad_strings(frames, start, grad_text),
@@ -206,16 +217,40 @@ def player_fragment(frames, template: SvgTemplate | None, grad_text, *, start: i
         f'<label>speed <select class="mg-speed">{options}</select></label>'
         f'<span class="mg-counter">{counter_text(start, n)}</span></div>'
         f'<div class="mg-graph">{graph}</div>{extra}'
+        '<div class="mg-inspect" hidden></div>'
         f"{panel_html(f0.title, f0.text)}"
         f"{legend(template, frames.mode, frames.view, frames.states)}"
-        f'<script type="application/json" class="mg-data">{data}</script>'
-        f"<script>{script()}</script></div>"
+        f"{tail}</div>"
     )
+
+
+def module_script() -> str:
+    """The player's module (``assets/player.js``, the widget's ``_esm`` too) as an inline
+    ``<script type="module">`` that starts every player on the page not yet running."""
+    return f'<script type="module">{script()}\nmountAll(document);\n</script>'
+
+
+def json_script(data: dict) -> str:
+    """``data`` as a ``<script type="application/json" class="mg-data">`` block."""
+    # Inside <script>, "</script", "<!--" or "<script" in a label would end or derail
+    # the data block; "<" only occurs inside JSON strings, where \u003c means the same.
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
+    return f'<script type="application/json" class="mg-data">{text}</script>'
+
+
+def player_fragment(frames, template: SvgTemplate | None, grad_text, *, start: int = 0,
+                    note: str | None = None, speed: str = "normal", extra: str = "",
+                    info=()) -> str:
+    """The player as an HTML fragment: a ``<div>`` with its CSS, data and module script;
+    ``extra`` goes under the graph (the memory strip, ``viz.stepper.memory_strip``)."""
+    data = player_data(frames, template, grad_text, start=start, speed=speed, info=info)
+    return player_markup(frames, template, grad_text, start=start, note=note, speed=speed,
+                         extra=extra, tail=json_script(data) + module_script())
 
 
 def player_html(frames, template: SvgTemplate | None, grad_text, *,
                 title: str = "minigrad step-through", note: str | None = None,
-                speed: str = "normal", start: int = 0, extra: str = "") -> str:
+                speed: str = "normal", start: int = 0, extra: str = "", info=()) -> str:
     """One self-contained HTML page: inline SVG, CSS and script; works offline."""
     return (
         "<!DOCTYPE html>\n"
@@ -226,6 +261,6 @@ def player_html(frames, template: SvgTemplate | None, grad_text, *,
         "h1{font:600 18px system-ui,sans-serif}</style></head><body>"
         f"<h1>{html.escape(title)}</h1>"
         + player_fragment(frames, template, grad_text, start=start, note=note, speed=speed,
-                          extra=extra) +
+                          extra=extra, info=info) +
         "</body></html>\n"
     )

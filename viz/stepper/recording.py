@@ -15,6 +15,11 @@ then one or two backward passes, all inside one ``minigrad.record()`` tape.
   elements, ``s = Σᵢ Σ ∂f/∂xᵢ``, which gives ``x.grad = H·1`` (the Hessian
   times ones).  That sum is recorded as part of the gradient's graph (its
   nodes have order 1, and no edge's rule made them: ``made_by`` is ``None``).
+
+A vmapped function (``minigrad.func.vmap(f)``) returns one result per example,
+stacked: with a scalar per example its pass starts from ones, one per example, and
+``vmap(grad(f))`` shows the backward pass ``grad`` ran inside the vmap
+(``_vmap_start``; the words: ``viz.stepper.batch_steps``).
 """
 
 from __future__ import annotations
@@ -60,19 +65,57 @@ def record_call(fn, inputs, *, create_graph: bool = False, second: bool = False,
     with minigrad.record() as tape:
         args = [as_leaf(x, name) for x, name in zip(inputs, names)]
         out = _call_with_scopes(tape, fn, args)
-        check_scalar(out, fn, args, names)
+        run, gradient = (True, None) if create_graph else _vmap_start(out, tape, fn)
+        if not run:  # (a backward pass ran inside the vmap, vmap(grad(f)): that one is shown)
+            return tape, names
+        if gradient is None:
+            check_scalar(out, fn, args, names)
         with GradsSetAside(out, tape) as aside:
             # Nodes of an earlier graph keep their saved values, so that graph's own
             # backward() still works after this one.  (The replay shows what the
             # recorded ops saved from the tape, which kept it when they were created.)
             retain = aside.reaches_earlier_graph
             if not create_graph:
-                out.backward(retain_graph=retain, scheduler=scheduler)
+                out.backward(gradient, retain_graph=retain, scheduler=scheduler)
             else:
                 grads = _gradients(out)
                 if second:
                     _gradient_sum(grads, fn).backward(retain_graph=retain)
     return tape, names
+
+
+def _vmap_start(out, tape, fn) -> tuple[bool, object]:
+    """``(run a backward pass?, its starting gradient)`` for ``fn``'s output ``out``.
+
+    A vmapped function (``minigrad.func.vmap``) returns its examples' results stacked
+    (a ``move_batch`` node out of the vmap, ``viz.stepper.batch_steps``).  With one scalar
+    per example, the pass starts from ones, one per example: each example's own
+    backward, all at once (a mapped input's gradient is per example; an input not
+    mapped gets the sum over the examples, as ``vmap(f)(...).sum()`` would give it).
+    When ``fn`` already ran a backward pass inside the vmap (``vmap(grad(f))``: the
+    per-example gradients are the result), that pass is the one to step through.
+    Anything else: ``(True, None)``, the usual scalar start.
+    """
+    from .batch_steps import is_move
+
+    ran = any(e.kind == "seeded" for e in tape.events)
+    if ran and getattr(out, "op", 0) is None:  # (grad's result is no graph's node)
+        return False, None
+    if not is_move(out) or (out.attrs or {}).get("into"):
+        return True, None
+    each = out
+    while is_move(each) and not each.attrs.get("into"):  # (nested vmaps: the innermost)
+        each = each.parents[0]
+    scalar = tuple(each.data.shape) == ()
+    if ran and not (out.requires_grad and scalar):
+        return False, None
+    if scalar and out.requires_grad:
+        return True, np.ones_like(out.data)
+    raise ValueError(
+        f"step_through: {getattr(fn, '__name__', 'fn')} returns one value of shape "
+        f"{tuple(each.data.shape)} per example (stacked: {tuple(out.shape)}); the "
+        f"backward pass starts from one scalar per example, so reduce inside the vmapped "
+        f"function (e.g. return out.sum()), or step through lambda *a: vmapped(*a).sum()")
 
 
 def record_forward_mode(fn, inputs, tangents=None):

@@ -10,18 +10,17 @@ step 15 / 15 · Backward · complete
 
 The parts: ``Frames`` (what every step shows, computed once from the tape),
 ``StepperState`` (the cursor), an ``SvgTemplate`` of the graph laid out once
-by ``viz.draw``, and, only when displayed in Jupyter, the ipywidgets glue
+by ``viz.draw``, and, only when displayed in a notebook, the anywidget
 (``StepperWidget``).  ``to_html()`` / ``viz.export_html`` give the same steps as
-one self-contained page for slides, static viewers and sharing.
+one self-contained page for slides, static viewers and sharing, run by the same
+JavaScript module as the widget.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import difflib
-import html
 import inspect
-import itertools
 import warnings
 from pathlib import Path
 
@@ -35,17 +34,17 @@ from .cursor import StepperState
 from .engine_notes import Badged, unbadged
 from .frames import Frames
 from .memory_strip import MemoryTrack, strip_html
+from .node_info import node_info
 from .page import SPEEDS, default_title, player_fragment, player_html
 from .recording import record_call, record_forward_mode
 from .tangent_frames import MODE as TANGENT_MODE
 from .tangent_frames import TangentFrames
-from .template import SvgTemplate, companion_strings, state_css, svg_template
+from .template import SvgTemplate, companion_strings, svg_template
 from .torch_recording import record_torch, wants_torch
 
 __all__ = ["Stepper", "step_through", "GradText", "save_page"]
 
 _WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
-_SCOPES = itertools.count(1)
 
 
 class GradText:
@@ -77,15 +76,13 @@ class Stepper:
     inside the block, or ``tape.backward(loss)`` after it).  ``mode`` is
     ``"forward"`` (reveal nodes in creation order), ``"backward"`` (replay the
     chain rule edge by edge) or ``"both"``.  ``speed`` is the initial play
-    speed (``"slow"``, ``"normal"``, ``"fast"``, ``"very fast"``).  With
-    ``static=True`` the notebook output is the standalone HTML player
-    (``to_html(fragment=True)``) instead of the ipywidgets UI: the same
-    controls, run by a small inline script, so they work in a live notebook
-    and, with no kernel, in an executed notebook exported by ``jupyter
-    nbconvert --to html`` or shown by nbviewer.  (Viewers that strip scripts,
-    such as GitHub's, show the graph at its first step.)  The widget needs a
-    kernel, and a saved widget view hides any other output in nbconvert's
-    export: hence one or the other.  ``show_ids`` writes ``#<id>`` in unnamed
+    speed (``"slow"``, ``"normal"``, ``"fast"``, ``"very fast"``).  Displayed, a
+    stepper is a widget (``viz.stepper.widgets``, an anywidget: its step syncs with
+    Python) with the standalone HTML player (``to_html(fragment=True)``) beside it as
+    ``text/html``: the same markup run by the same module, which a saved notebook,
+    ``jupyter nbconvert --to html`` and nbviewer show with no kernel.  (Viewers that
+    strip scripts, such as GitHub's, show the graph at its first step.)  With
+    ``static=True`` the output is the player alone.  ``show_ids`` writes ``#<id>`` in unnamed
     nodes, the names the panel uses for them.  ``options`` (a
     ``viz.DisplayOptions``) and the remaining keyword arguments (``viz.draw``'s:
     ``rankdir``, ``params``, ``digits``, ...; they win over ``options``) style
@@ -178,9 +175,8 @@ class Stepper:
         # stepper that silently has no graph.
         self._graph = None if svg is not None else self._dot()
         self._widget = None
+        self._info: list[dict] | None = None
         self._grad_pos: list[int] = []
-        self._widget_svg: str | None = None
-        self.scope = f"mgs-{next(_SCOPES)}"  # the widget's CSS is keyed under #<scope>
 
     @property
     def draw_options(self) -> dict:
@@ -270,55 +266,13 @@ class Stepper:
     def render_svg(self, i: int | None = None) -> str | None:
         """The SVG at step ``i`` (default: the current step) with the step's classes and
         gradients written in; ``None`` without a drawing.  (A snapshot for slides or
-        tests: the widget restyles one SVG by CSS instead, see ``step_css``.)"""
+        tests: the player restyles one SVG instead, ``assets/player.js``.)"""
         t = self.template
         if t is None:
             return None
         i = self.state.step if i is None else i
         classes = self.frames.class_strings(i)
         return t.render(classes, self._grads(i), companion_strings(self.frames, t, i, classes))
-
-    def _prepare_variants(self) -> None:
-        """Every gradient text each node shows over the replay, numbered per node."""
-        self._variants: dict[str, list[str]] = {}
-        self._vmap: dict[tuple[int, int], int] = {}
-        codes = self.frames.grad_codes
-        for el, pos in zip(self.template.grad_nodes, self._grad_pos):
-            texts, index = [], {}
-            for code in np.unique(codes[:, pos]).tolist():
-                text = self._text(pos, code)
-                if text not in index:
-                    index[text] = len(texts)
-                    texts.append(text)
-                self._vmap[(pos, code)] = index[text]
-            self._variants[el] = texts
-
-    def widget_svg_html(self) -> str:
-        """The graph for the widget, sent once: the SVG with all gradient texts,
-        inside ``<div id=scope>``; each step only swaps a stylesheet (``step_css``)."""
-        if self._widget_svg is None:
-            t = self.template
-            if t is None:
-                body = f'<div class="mg-nograph">{html.escape(self.note or "")}</div>'
-            else:
-                self._prepare_variants()
-                body = f'<div class="mg-graph">{t.with_variants(self._variants)}</div>'
-            self._widget_svg = f'<div class="mg-stepper mg-widget" id="{self.scope}">{body}</div>'
-        return self._widget_svg
-
-    def step_css(self, i: int | None = None) -> str:
-        """Step ``i``'s stylesheet for the widget's SVG: state rules keyed by element id."""
-        t = self.template
-        if t is None:
-            return ""
-        self.widget_svg_html()
-        i = self.state.step if i is None else i
-        row = self.frames.grad_codes[i].tolist()
-        visible = [f"gv_{el[2:]}_{self._vmap[(p, row[p])]}"
-                   for el, p in zip(t.grad_nodes, self._grad_pos)]
-        classes = self.frames.class_strings(i)
-        return state_css(self.scope, self.frames.elements, classes, t.companions, visible,
-                         companion_strings(self.frames, t, i, classes))
 
     # --- moving --------------------------------------------------------------------
     def __len__(self) -> int:
@@ -365,7 +319,7 @@ class Stepper:
     # --- showing ---------------------------------------------------------------------
     @property
     def widget(self):
-        """The ipywidgets UI (built on first use); ``widget.box`` is the displayed box."""
+        """The notebook widget (an anywidget, built on first use; ``viz.stepper.widgets``)."""
         if self._widget is None:
             from .widgets import StepperWidget
 
@@ -379,12 +333,21 @@ class Stepper:
             roots = [self.frames.name(r) for r in self.frames.results]
             title = default_title(self.mode, ", ".join(roots[:3]) + (", …" if roots[3:] else ""))
         start = self._open()
-        extra = strip_html(self.memory, start) if self.memory is not None else ""
+        info = self.node_info()
+        extra = strip_html(self.memory, start, script=False) if self.memory is not None else ""
         if fragment:
-            return player_fragment(self.frames, self.template, self.grad_text,
-                                   start=start, note=self.note, speed=self.speed, extra=extra)
+            return player_fragment(self.frames, self.template, self.grad_text, start=start,
+                                   note=self.note, speed=self.speed, extra=extra, info=info)
         return player_html(self.frames, self.template, self.grad_text, title=title,
-                           note=self.note, speed=self.speed, start=start, extra=extra)
+                           note=self.note, speed=self.speed, start=start, extra=extra,
+                           info=info)
+
+    def node_info(self) -> list[dict]:
+        """What a click on each drawn node shows (``viz.stepper.node_info``), computed once;
+        empty without a drawing."""
+        if self._info is None:
+            self._info = node_info(self.frames, self.options) if self.template is not None else []
+        return self._info
 
     def _open(self) -> int:
         """Move to the step a display opens on (``start``) and return it."""
@@ -399,22 +362,34 @@ class Stepper:
     def _repr_mimebundle_(self, include=None, exclude=None):
         # A deterministic text/plain (strict nbval compares it; it ignores widget model
         # ids), the standalone player (text/html) and, unless static=True, the widget
-        # view, which a live Lab shows in preference.  A saved notebook keeps the player
-        # and drops the view (make lab's save hook, scripts/lab_save.py; scripts/nb_exec.py),
-        # so a reopened lesson steps with no kernel; nbconvert too would render a view in
-        # preference to text/html, and with no kernel to run it, show nothing.
+        # view, which a live Lab or Notebook shows in preference.  A saved notebook keeps
+        # the player and drops the view (make lab's save hook, scripts/lab_save.py;
+        # scripts/nb_exec.py), so a reopened lesson steps with no kernel; nbconvert too
+        # would render a view in preference to text/html, and with no kernel to run it,
+        # show nothing.  Both are the same markup run by the same module.
         bundle = {"text/plain": repr(self), "text/html": self.to_html(fragment=True)}
         if self.static:
             return bundle
         self._open()
         try:
-            box = self.widget.box
-        except ImportError:
-            box = None
-        if box is not None and getattr(box, "_view_name", None) is not None:
+            widget = self.widget
+        except ImportError:  # no anywidget: the player alone
+            widget = None
+        if widget is not None and getattr(widget, "_view_name", None) is not None:
             bundle[_WIDGET_MIME] = {"version_major": 2, "version_minor": 0,
-                                    "model_id": box.model_id}
+                                    "model_id": widget.model_id}
         return bundle
+
+    def _display_(self):
+        """marimo's display protocol (Jupyter ignores it): the widget, which marimo runs
+        as an anywidget (it runs no script in HTML output, so the player would not step);
+        with ``static=True``, the page in an iframe."""
+        if self.static:
+            import marimo as mo
+
+            return mo.iframe(self.to_html())
+        self._open()
+        return self.widget
 
     def __repr__(self) -> str:
         f = self.frames

@@ -5,10 +5,9 @@ cuts that SVG into static pieces around the few spots a step changes: the
 ``class`` attribute of every node and edge group, and the ``<text>`` of each
 node's gradient.  Nodes never move; only classes and gradient texts change.
 
-A step is shown either by classes (``css()``: the standalone player's rules,
-see ``viz.stepper.page``) or, in the widget where no script may run, by one small
-stylesheet of id rules per step (``state_css``).  Element ids are the view's
-(``viz.render.view.node_key``: ``n_<id>``, ``e_<child>_<parent>_<slot>``).
+A step is shown by classes (``css()``: the player's rules, see ``viz.stepper.page``;
+the page and the widget run the same module, ``assets/player.js``).  Element ids
+are the view's (``viz.render.view.node_key``: ``n_<id>``, ``e_<child>_<parent>_<slot>``).
 """
 
 from __future__ import annotations
@@ -23,7 +22,7 @@ from ..render.view import node_key
 
 __all__ = [
     "STATE_RULES", "NEW_COLOR", "NEW_FILL", "READY_COLOR", "READY_FILL", "HOOK_COLOR",
-    "HOOK_FILL", "RECOMPUTE_COLOR", "RECOMPUTE_FILL", "SvgTemplate", "css", "script", "state_css",
+    "HOOK_FILL", "RECOMPUTE_COLOR", "RECOMPUTE_FILL", "SvgTemplate", "css", "script",
     "svg_template", "companion_strings", "grad_strings",
 ]
 
@@ -213,23 +212,6 @@ class SvgTemplate:
         add(self._pieces[-1])
         return "".join(out)
 
-    def with_variants(self, variants: dict[str, list[str]]) -> str:
-        """The SVG once, for restyling by CSS alone: every gradient a node will show
-        is there as its own hidden ``<text class="mg-gv" id="gv_<id>_<k>">``; a
-        step's stylesheet shows one per node (see ``state_css``)."""
-        out = []
-        add = out.append
-        for piece, (kind, key, extra) in zip(self._pieces, self._slots):
-            add(piece)
-            if kind == "grad":
-                nid = key[2:]
-                for k, text in enumerate(variants.get(key, ())):
-                    add(_with_attrs(extra, f' id="gv_{nid}_{k}"', "mg-gv"))
-                    add(html.escape(text, quote=False))
-                    add("</text>")
-        add(self._pieces[-1])
-        return "".join(out)
-
 
 _SVG_WIDTH = re.compile(r'<svg\b[^>]*?\bwidth="([\d.]+)pt"')
 
@@ -265,10 +247,8 @@ def _with_attrs(open_tag: str, attrs: str, cls: str | None = None) -> str:
 # the edge's line ("p") or arrowhead ("a"): the template gives those an id
 # (``n_3_s``, ``e_3_1_0_p``) and a class (``mg-s``, ``mg-p``, ``mg-a``).  Later
 # rules win: has-grad < accumulated < passed < receiving < current.  ``css()``
-# turns these into class rules (the HTML player), ``state_css`` into one step's
-# id rules (the widget, which cannot run scripts).  Every per-step selector ends
-# in an id, which browsers match in constant time: a 300-node graph restyles in
-# milliseconds (``:is(#a,#b,…) > polygon``-style selectors took ~150 ms).
+# turns these into class rules (``.mg-stepper g.node.current > .mg-s``), which the
+# player's module (page and widget alike) switches by setting each element's class.
 NEW_COLOR, NEW_FILL = "#ca8a04", "#fef9c3"  # "new": just built (create_graph)
 READY_COLOR, READY_FILL = "#0891b2", "#cffafe"  # "ready": waiting in the ready queue
 HOOK_COLOR, HOOK_FILL = "#db2777", "#fce7f3"  # "hooked": a hook replaced the gradient
@@ -300,7 +280,6 @@ STATE_RULES = (
     # a gradient hook just replaced this node's gradient
     ("hooked", "node", "s", f"stroke:{HOOK_COLOR};stroke-width:4px;fill:{HOOK_FILL}"),
 )
-_KIND_PREFIX = {"node": "n_", "edge": "e_", None: ""}
 # A saved value backward has freed: faded, its text struck through (a companion
 # state, see SvgTemplate.companion_classes; not "released", which is the class of
 # the "saved: released" box viz.draw makes when the values were gone already).
@@ -316,48 +295,6 @@ def _class_rules() -> str:
     for sub, decl in FREED_RULES:
         rules.append(f".mg-stepper g.saved.freed{sub}{{{decl}}}")
     return "\n".join(rules) + "\n"
-
-
-def state_css(scope: str, elements, classes: list[str], companions=(),
-              visible=(), companion_states: list[str] | None = None) -> str:
-    """One step's stylesheet, keyed by element ids under ``#<scope>``.
-
-    ``classes[i]`` are element ``i``'s state classes; ``companions`` are
-    ``(id, owner index)`` pairs with their states in ``companion_states``
-    (``"hidden"``, ``"freed"``; default: hidden with their owner);
-    ``visible`` are the ids of the gradient texts to show.  Each rule starts
-    with its state as a comment:
-    ``/*current*/#mgs-1 #n_4_s{stroke:#d62728;stroke-width:3.5px}``.
-    """
-    having: dict[str, list[str]] = {}
-    for el, c in zip(elements, classes):
-        if c:
-            for state in c.split():
-                having.setdefault(state, []).append(el)
-    if companion_states is None:
-        hidden_owner = set(having.get("hidden", ()))
-        companion_states = ["hidden" if elements[owner] in hidden_owner else ""
-                            for _, owner in companions]
-    extra_hidden = [cid for (cid, _), st in zip(companions, companion_states) if st == "hidden"]
-    freed = [cid for (cid, _), st in zip(companions, companion_states) if st == "freed"]
-    out = []
-    pre = f"#{scope} #"
-    for state, kind, target, decl in STATE_RULES:
-        prefix = _KIND_PREFIX[kind]
-        ids = [el for el in having.get(state, ()) if el.startswith(prefix)]
-        if state == "hidden":
-            ids += extra_hidden
-        if ids:
-            suffix = f"_{target}" if target else ""
-            sel = ",".join(pre + el + suffix for el in ids)
-            out.append(f"/*{state}*/{sel}{{{decl}}}")
-    for sub, decl in FREED_RULES if freed else ():
-        ids = freed if not sub else [c for c in freed if c.startswith("s_")]
-        if ids:
-            out.append(f"/*freed*/{','.join(pre + c + sub for c in ids)}{{{decl}}}")
-    if visible:
-        out.append(f"/*grad*/{','.join(pre + v for v in visible)}{{display:inline}}")
-    return "\n".join(out)
 
 
 def svg_template(frames, svg: str, grad_text, drawn: dict[str, str] | None = None

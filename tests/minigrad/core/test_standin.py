@@ -32,6 +32,8 @@ def test_per_example_asks_the_first_stand_in_and_refuses_without_one():
         per_example("f", lambda a: a, (np.zeros(2),))
     with pytest.raises(NotImplementedError):
         StandIn.per_example("f", lambda: None, ())
+    with pytest.raises(NotImplementedError):  # (minigrad.memory asks it what it holds)
+        Doubled().every_example()
 
 
 def test_per_example_finds_a_stand_in_inside_tuples_and_lists():

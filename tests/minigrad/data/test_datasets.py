@@ -14,6 +14,7 @@ from minigrad.data import (
     load_idx,
     load_mnist,
     make_blobs,
+    make_circles,
     make_moons,
     make_spirals,
     train_test_split,
@@ -93,6 +94,7 @@ def test_package_imports_only_numpy_and_stdlib():
 
 GENERATORS = [
     (make_moons, {"n": 100}, 2),
+    (make_circles, {"n": 100}, 2),
     (make_spirals, {"n": 300, "classes": 3}, 3),
     (make_blobs, {"n": 300, "centers": 3}, 3),
 ]
@@ -152,6 +154,14 @@ def test_moons_zero_noise_on_arcs():
     np.testing.assert_allclose(np.hypot(low[:, 0] - 1.0, low[:, 1] - 0.5), 1.0, atol=1e-6)
 
 
+def test_circles_zero_noise_on_two_radii():
+    X, y = make_circles(n=41, noise=0.0, factor=0.3)
+    radii = np.hypot(X[:, 0], X[:, 1])
+    np.testing.assert_allclose(radii[y == 0], 1.0, atol=1e-6)
+    np.testing.assert_allclose(radii[y == 1], 0.3, atol=1e-6)
+    assert sorted(np.bincount(y)) == [20, 21]
+
+
 @pytest.mark.parametrize(
     "call, match",
     [
@@ -159,6 +169,10 @@ def test_moons_zero_noise_on_arcs():
         (lambda: make_moons(n=-5), "n must be"),
         (lambda: make_moons(n=2.5), "n must be an integer"),
         (lambda: make_moons(noise=-0.1), "noise"),
+        (lambda: make_circles(n=1), "n must be"),
+        (lambda: make_circles(noise=-1), "noise"),
+        (lambda: make_circles(factor=1.0), "factor"),
+        (lambda: make_circles(factor=0), "factor"),
         (lambda: make_spirals(classes=1), "classes must be >= 2"),
         (lambda: make_spirals(n=2, classes=3), "n must be >= 3"),
         (lambda: make_spirals(n=0), "n must be"),

@@ -110,3 +110,15 @@ def test_a_random_draw_in_batched_columns_is_refused_unless_randomness_same():
     # one draw shared by every column: one mask, the same sum in every column
     np.testing.assert_array_equal(jac - np.diag(np.diag(jac)), total * (1 - np.eye(6)))
     assert set(mask) <= {0.0, 2.0} and mask.sum() == total
+
+
+@pytest.mark.parametrize("outer, inner", [("jacfwd", "jacfwd"), ("jacrev", "jacfwd"),
+                                          ("jacfwd", "jacrev"), ("jacrev", "jacrev")])
+def test_batched_passes_nested_in_each_other_equal_torch(outer, inner):
+    # (an inner Jacobian runs its batched pass inside the outer one's: vmap inside vmap,
+    # and a nested jvp by reverse mode over a batch of tangents)
+    torch = pytest.importorskip("torch")
+    x = RNG.standard_normal(3)
+    ours = getattr(func, outer)(getattr(func, inner)(mlp))(t64(x))
+    theirs = getattr(torch.func, outer)(getattr(torch.func, inner)(mlp_torch))(torch.tensor(x))
+    assert_nested_close(ours, theirs, rtol=1e-11)

@@ -139,7 +139,7 @@ def test_the_stepper_draws_and_restyles_the_recomputed_nodes(layout):
     assert re.search(rf'<g id="n_{nid}" class="[^"]*\brecomputed\b', svg)
     assert re.search(r'<g id="n_\d+" class="[^"]*\bcheckpoint\b', svg)
     assert "recomputed: a checkpointed block" in s.to_html()
-    assert "recomputed" in s.step_css(k)
+    assert "recomputed" in s.frames.class_strings(k)[s.frames.elements.index(f"n_{nid}")]
 
 
 def test_a_tape_without_a_checkpoint_has_no_block_steps():

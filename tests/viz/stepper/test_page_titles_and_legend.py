@@ -23,9 +23,9 @@ def test_forward_only_legend_shows_forward_states_only():
     def key(html: str) -> str:
         return html.split('class="mg-legend"')[1].split("</div>")[0]
 
-    for html in (forward.widget.panel.value, forward.to_html()):
+    for html in (forward.widget.markup, forward.to_html()):
         assert "current" in key(html) and "gradient" not in key(html)
-    for html in (both.widget.panel.value, both.to_html()):
+    for html in (both.widget.markup, both.to_html()):
         assert "receiving a gradient" in key(html) and "has a gradient" in key(html)
     assert legend(None, "backward") == legend(None, "both") != legend(None, "forward")
 

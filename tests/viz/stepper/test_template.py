@@ -12,7 +12,7 @@ from minigrad import Value
 from tests._helpers import needs_dot
 from viz import strip_prolog
 from viz.stepper.stepper import GradText, Stepper
-from viz.stepper.template import SvgTemplate, css, state_css
+from viz.stepper.template import SvgTemplate, css
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 
@@ -84,17 +84,11 @@ def test_template_slots_classes_and_gradients_into_a_fake_svg():
     assert "e_3_1_0_a" not in shapes  # that edge has no arrowhead polygon
 
 
-def test_state_css_rules_end_in_ids():
-    rules_css = state_css("mgs-7", ["n_1", "n_2", "e_2_1_0"], ["hidden", "current has-grad",
-                                                                  "current"],
-                          companions=[("s_1_0", 0)], visible=["gv_2_1"])
-    rules = dict(re.findall(r"/\*([\w-]+)\*/([^{]*)\{", rules_css))
-    assert rules["hidden"] == "#mgs-7 #n_1,#mgs-7 #s_1_0"
-    assert rules["has-grad"] == "#mgs-7 #n_2_s"
-    assert rules["grad"] == "#mgs-7 #gv_2_1"
-    assert "#mgs-7 #e_2_1_0_p{stroke:#d62728" in rules_css
-    assert "#mgs-7 #n_2{stroke:currentColor" in rules_css
-    assert ".mg-stepper g.node.current > .mg-s{" in css()  # the player's class rules
+def test_the_players_class_rules_style_each_state():
+    rules = css()
+    assert ".mg-stepper g.node.current > .mg-s{" in rules
+    assert ".mg-stepper g.edge.current > .mg-p{stroke:#d62728" in rules
+    assert ".mg-stepper g.saved.freed text{text-decoration:line-through}" in rules
 
 
 def test_template_needs_an_exact_gradient_match():

@@ -1,0 +1,158 @@
+"""What watching a run live costs: a digits MLP epoch with and without ``viz.TrainingView``.
+
+The workload is lesson 9's: an MLP 64-128-10 with ReLU, Adam (lr 1e-2), batch 32,
+shuffled, over the 1,149 training digits (36 steps an epoch), trained by
+``minigrad.fitting.fit``. A live run passes ``live=`` one ``TrainingView(model, every=10,
+data=...)`` kept across its epochs, as in a real run (its steps numbered on from epoch to
+epoch), with a display function that receives each frame's HTML: a drawn frame is fully
+built (histograms, panels, the graph recoloured), everything a notebook pays except the
+browser's own drawing, which happens in another process.
+
+Four runs, each its own model from the same seed: ``plain`` (no view), ``live`` (the
+default view: samples every 10 steps, draws at most every 0.25 s), ``samples only``
+(draws once: the cost of recording) and ``every frame`` (``interval=0``: draws at every
+sample, 4 frames an epoch; the difference from ``samples only`` is what drawing costs). They share one worker process
+and take turns in blocks of ``--block`` consecutive epochs (the order rotating from round
+to round), so a slow phase of the shared machine slows a whole round; within a block the
+live run's clock is its own, as in a real run (the 0.25 s throttle is wall time: epochs
+taken in turn one by one would hand each live epoch three epochs' worth of clock, and
+three times the frames). We report the median epoch time of each run and the median of
+the rounds' ratios to plain. The first round also lays the graph out (graphviz's ``dot``,
+once per view): the medians leave it out. Target: live/plain <= 1.10 at every 10 steps.
+One worker runs at the machine's default BLAS threads, one at a single thread.
+
+    python benchmarks/live_view.py [--rounds 15] [--block 10] [--every 10] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from _common import ONE_THREAD, machine_line, median, run_worker  # noqa: E402
+
+
+class Continued:
+    """One view across several ``fit`` calls of one epoch: steps numbered on, and the
+    view closed only at the end of the run (as ``fit(..., epochs=N, live=view)`` does).
+    It also adds up the time spent inside the view's ``update`` (``inside``): on a busy
+    machine the epochs' ratio swings by more than the view costs, while this tally, taken
+    around the view's own calls, does not."""
+
+    def __init__(self, view):
+        self.view, self.offset, self.last, self.inside = view, 0, -1, 0.0
+
+    def update(self, step, **metrics):
+        started = time.perf_counter()
+        self.last = self.offset + step
+        self.view.update(self.last, **metrics)
+        self.inside += time.perf_counter() - started
+
+    def close(self):
+        self.offset = self.last + 1
+
+
+def worker(rounds: int, block: int, every: int, samples: int | None) -> dict:
+    import numpy as np
+
+    import minigrad.nn.functional as F
+    import viz
+    from minigrad import nn
+    from minigrad.data import DataLoader, load_digits, train_test_split
+    from minigrad.fitting import fit
+    from minigrad.optim import Adam
+
+    X, y = load_digits()
+    X_train, _, y_train, _ = train_test_split(X, y, test_size=0.36, seed=0)
+    if samples:
+        X_train, y_train = X_train[:samples], y_train[:samples]
+
+    def setup(interval=None):
+        g = np.random.default_rng(0)
+        model = nn.Sequential(nn.Linear(64, 128, rng=g), nn.ReLU(), nn.Linear(128, 10, rng=g))
+        loader = DataLoader((X_train, y_train), batch_size=32, shuffle=True, seed=0)
+        view = None
+        if interval is not None:
+            frames = []
+            kwargs = {} if interval == "default" else {"interval": interval}
+            view = viz.TrainingView(model, every=every, data=(X_train, y_train),
+                                    display=frames.append, **kwargs)
+            view = Continued(view)
+        return model, Adam(model.parameters(), lr=1e-2), loader, view
+
+    runs = {"plain": setup(), "live": setup("default"), "samples only": setup(1e9),
+            "every frame": setup(0.0)}
+    times = {name: [] for name in runs}  # mean epoch time of each block
+    names = list(runs)
+    inside = {name: [] for name in names[1:]}  # the view's own time / the rest of the block
+    for k in range(rounds):
+        for name in names[k % len(names):] + names[:k % len(names)]:
+            model, opt, loader, view = runs[name]
+            started = time.perf_counter()
+            before = view.inside if view is not None else 0.0
+            for _ in range(block):
+                fit(model, opt, F.cross_entropy, loader, 1, progress=False, live=view)
+            elapsed = time.perf_counter() - started
+            times[name].append(elapsed / block)
+            if view is not None:
+                inside[name].append((view.inside - before) / (elapsed - view.inside + before))
+    frames = {name: runs[name][3].view.frames for name in names[1:]}
+    return {"times": times, "steps": len(runs["plain"][2]), "frames": frames, "block": block,
+            "inside": inside}
+
+
+def report(label: str, r: dict) -> list[str]:
+    t = r["times"]
+    lines = [f"{label}: {r['steps']} steps an epoch, blocks of {r['block']} epochs; median "
+             f"epoch (round 1 left out): "
+             + ", ".join(f"{name} {1e3 * median(ts[1:] or ts):.1f} ms" for name, ts in t.items())]
+    for name in ("live", "samples only", "every frame"):
+        ratios = [a / b for a, b in zip(t[name], t["plain"])]
+        rest = sorted(ratios[1:] or ratios)
+        lines.append(f"  {name}/plain: {median(rest):.3f}x (q {rest[len(rest) // 4]:.3f}-"
+                     f"{rest[(3 * len(rest)) // 4]:.3f}; {r['frames'][name]} frames drawn in "
+                     f"{len(ratios) * r['block']} epochs; round 1 with the graph's layout "
+                     f"{ratios[0]:.2f}x); time inside the view: "
+                     f"+{100 * median(r['inside'][name][1:] or r['inside'][name]):.1f}%")
+    frames_per_epoch = r["frames"]["every frame"] / (len(t["plain"]) * r["block"])
+    per_frame = (median(t["every frame"][1:]) - median(t["samples only"][1:])) / frames_per_epoch
+    lines.append(f"  a frame costs {1e3 * per_frame:.1f} ms: at the 0.25 s throttle, "
+                 f"{100 * per_frame / 0.25:.1f}% of a run's time (here the runs take turns, so "
+                 f"each live block starts past its throttle and draws more often than alone)")
+    return lines
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rounds", type=int, default=15, help="blocks of each run")
+    ap.add_argument("--block", type=int, default=10, help="consecutive epochs a block")
+    ap.add_argument("--every", type=int, default=10, help="steps between frames")
+    ap.add_argument("--quick", action="store_true", help="3 rounds of 1 epoch, 320 samples")
+    ap.add_argument("--worker", help=argparse.SUPPRESS)
+    ap.add_argument("--args", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    samples = 320 if args.quick else None
+    rounds, block = (3, 1) if args.quick else (args.rounds, args.block)
+    if args.worker:
+        print(json.dumps(worker(rounds, block, args.every, samples)))
+        return 0
+    flags = ["--rounds", str(rounds), "--block", str(block), "--every", str(args.every)] + (
+        ["--quick"] if args.quick else [])
+    default_threads = int(os.environ.get("OPENBLAS_NUM_THREADS", os.cpu_count() or 1))
+    print(f"digits MLP 64-128-10, Adam, batch 32; TrainingView every {args.every} steps")
+    for label, env, threads in (("default BLAS threads", None, default_threads),
+                                ("1 BLAS thread", ONE_THREAD, 1)):
+        print(machine_line(threads))
+        for line in report(label, run_worker(__file__, "live", flags, env=env)):
+            print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
