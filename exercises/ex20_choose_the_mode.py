@@ -2,15 +2,16 @@
 
 For ``f: ℝⁿ → ℝᵐ`` the Jacobian ``J`` is ``m × n`` (``J[i, j] = ∂fᵢ/∂xⱼ``).
 One forward-mode pass (``jvp``) gives a *column* ``J·t``; one reverse-mode pass
-(``vjp``) gives a *row* ``cᵀ·J``.  So ``minigrad.func.jacfwd`` runs n forward
-passes (one per input) and ``jacrev`` one forward pass then m backward passes
-(one per output).
+(``vjp``) gives a *row* ``cᵀ·J``.  So ``minigrad.func.jacfwd`` computes n
+columns (one direction per input) and ``jacrev`` one forward pass then m rows
+(one direction per output); each carries its directions through one batched pass
+(``chunk_size=1``: one pass per direction), so the work grows with the directions.
 
 Part 1.  ``jacobian(f, x)``: ``f`` maps a 1-D float64 Tensor of n numbers to a
 1-D Tensor of m numbers.  Return ``J`` as an ``(m, n)`` numpy array, built with
-``jacfwd`` or ``jacrev``, whichever needs at most ``min(n, m)`` passes (either
-one when n = m).  You may call ``f(x)`` once yourself to learn m.  The check
-counts the passes with ``minigrad.func.count_passes``.
+``jacfwd`` or ``jacrev``, whichever needs at most ``min(n, m)`` directions
+(either one when n = m).  You may call ``f(x)`` once yourself to learn m.  The
+check counts them with ``minigrad.func.count_passes``.
 
 Part 2.  ``dot_product_test(f, x, t, c)``: reverse mode is forward mode
 *transposed*, which you can test numerically: for any ``t`` (shaped like the

@@ -23,6 +23,7 @@ import numpy as np
 from .array import PROTOCOL, BatchedArray, batched_like, level_of, physical
 from .errors import BatchingError
 from .fallback import batch_of, per_example
+from .products import matrix_times_batch, outer_product
 
 __all__ = ["ufunc_rule", "function_rule", "getitem", "setitem", "RULES"]
 
@@ -46,7 +47,8 @@ def ufunc_rule(ufunc, method, inputs, kwargs):
     if ufunc is np.matmul and method == "__call__":
         result = _matmul(level, *inputs, **kwargs)
     elif method == "__call__":
-        result = _elementwise(getattr(ufunc, method), level, inputs, kwargs)
+        result = _elementwise(getattr(ufunc, method), level, inputs, kwargs,
+                              outer=ufunc is np.multiply and not kwargs)
     elif method == "at":
         return ufunc_at(ufunc, *inputs)
     elif method in ("reduce", "accumulate") and isinstance(inputs[0], BatchedArray) \
@@ -62,9 +64,13 @@ def ufunc_rule(ufunc, method, inputs, kwargs):
     return _write(out, result, ufunc.__name__)
 
 
-def _elementwise(fn, level, inputs, kwargs):
+def _elementwise(fn, level, inputs, kwargs, outer=False):
     ndim = max(np.ndim(x) if not isinstance(x, BatchedArray) else x.ndim for x in inputs)
-    result = fn(*(physical(x, level, ndim) for x in inputs), **kwargs)
+    operands = [physical(x, level, ndim) for x in inputs]
+    # (a multiply that makes an outer product, a weight's per-example gradient: einsum)
+    result = outer_product(*operands) if outer and len(operands) == 2 else None
+    if result is None:
+        result = fn(*operands, **kwargs)
     return batched_like(result, level)
 
 
@@ -86,7 +92,12 @@ def _write(out, result, name):
 def _matmul(level, a, b, **kwargs):
     """``a @ b`` for a batch: operands made at least 2-D (a 1-D ``a`` is a row, a 1-D
     ``b`` a column), logical ranks aligned, one batched ``np.matmul``, the added axes
-    taken out again."""
+    taken out again.  (A shared matrix times a batch of vectors is one product of
+    matrices: ``products.matrix_times_batch``.)"""
+    if not kwargs:
+        fast = matrix_times_batch(a, b, level)
+        if fast is not None:
+            return fast
     a_vec, b_vec = np.ndim(a) == 1, np.ndim(b) == 1
     pa = _at_least_2d(a, level, a_vec, row=True)
     pb = _at_least_2d(b, level, b_vec, row=False)

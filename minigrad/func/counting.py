@@ -7,17 +7,19 @@ Reverse mode gets a Jacobian one *row* per backward pass, forward mode one
         jacrev(f)(x)
     n.forward, n.backward, n.ops        # 1 forward pass, m backward passes, ...
 
-``forward`` counts runs of the function (each ``jvp`` direction is one forward
-pass carrying a tangent; a transform nested in another runs inside the outer
-one's pass: ``hvp`` is one forward pass carrying a tangent, then one
-backward), ``backward`` the backward passes, ``ops`` the op executions: each
-op the function runs, plus each node a backward pass visits (calling that
-op's rules).
+``forward`` counts runs of the function (a ``jvp`` is one forward pass carrying
+a tangent; a transform nested in another runs inside the outer one's pass:
+``hvp`` is one forward pass carrying a tangent, then one backward), ``backward``
+the backward passes, ``ops`` the op executions: each op the function runs, plus
+each node a backward pass visits (calling that op's rules).
 
 ``jacrev`` and ``jacfwd`` push their basis directions through one function
 (``reverse.vjp_rows``, ``forward.jvp_columns``), ``chunk_size`` directions at a
-time.  Those loop today, so a Jacobian still counts one pass per direction
-whatever the chunk size; a batched pass there will count one pass per chunk.
+time, as **one batched pass per chunk** (``vmap`` over the stack of directions).
+So ``forward``/``backward`` count *engine passes*, and ``forward_directions`` /
+``backward_directions`` how many directions those passes carried in all: jacrev
+of a map with 256 outputs is 1 backward pass carrying 256 directions
+(``chunk_size=1``: 256 passes carrying one each, the loop).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from dataclasses import dataclass
 
 from ..autograd.tape import record
 
-__all__ = ["Passes", "count_passes"]
+__all__ = ["Passes", "count_passes", "carrying"]
 
 
 @dataclass
@@ -38,6 +40,10 @@ class Passes:
     backward: int = 0
     forward_ops: int = 0
     backward_ops: int = 0
+    #: directions (tangents, cotangents) the passes carried: one per plain pass, ``k`` for
+    #: a pass batched over ``k`` Jacobian directions
+    forward_directions: int = 0
+    backward_directions: int = 0
 
     @property
     def ops(self) -> int:
@@ -45,12 +51,33 @@ class Passes:
         return self.forward_ops + self.backward_ops
 
     def __str__(self) -> str:
-        return (f"{self.forward} forward pass{'es' * (self.forward != 1)}, "
-                f"{self.backward} backward pass{'es' * (self.backward != 1)}, "
+        return (f"{_passes(self.forward, self.forward_directions, 'forward')}, "
+                f"{_passes(self.backward, self.backward_directions, 'backward')}, "
                 f"{self.ops} ops ({self.forward_ops} forward, {self.backward_ops} backward)")
 
 
+def _passes(n: int, directions: int, kind: str) -> str:
+    text = f"{n} {kind} pass{'es' * (n != 1)}"
+    if directions != n:  # (some pass was batched: say how much it carried)
+        text += f" carrying {directions} direction{'s' * (directions != 1)}"
+    return text
+
+
 _ACTIVE: list[Passes] = []
+#: how many directions a pass counted now carries (``carrying``; 1 outside a batched seam)
+_WIDTH = [1]
+
+
+@contextmanager
+def carrying(directions: int):
+    """The passes counted inside carry ``directions`` directions at once (a Jacobian seam
+    batching its chunk).  Nested seams multiply: hessian's inner backward pass runs
+    inside the outer forward pass's batch of tangents, so it carries them too."""
+    _WIDTH.append(_WIDTH[-1] * directions)
+    try:
+        yield
+    finally:
+        _WIDTH.pop()
 
 
 def forward_pass(nested: bool = False) -> None:
@@ -61,12 +88,14 @@ def forward_pass(nested: bool = False) -> None:
         return
     for p in _ACTIVE:
         p.forward += 1
+        p.forward_directions += _WIDTH[-1]
 
 
 def backward_pass() -> None:
     """A transform ran one backward pass (called by the transforms)."""
     for p in _ACTIVE:
         p.backward += 1
+        p.backward_directions += _WIDTH[-1]
 
 
 class _OpCounter:

@@ -17,9 +17,10 @@ data no outer transform can differentiate, and forward-mode levels do not nest.
 
 ``jacfwd``'s columns go through one function, ``jvp_columns``, which takes a
 *stack* of tangents (``k`` directions along a new first axis) and returns a
-stack of columns per output.  It loops today, one forward pass per direction;
-that is the seam where a batched pass (``vmap`` of ``jvp`` over the stack) drops
-in.  ``jacfwd`` feeds it the standard basis of the chosen arguments in chunks of
+stack of columns per output, by ``vmap`` of ``jvp`` over the stack: one forward
+pass whose tangents are a batch of ``k`` (``count_passes``: 1 forward pass
+carrying ``k`` directions; ``chunk_size=1`` is the loop of ``k`` passes).
+``jacfwd`` feeds it the standard basis of the chosen arguments in chunks of
 ``chunk_size`` directions (all at once by default).
 """
 
@@ -58,6 +59,7 @@ from ._lift import (
     stack_parts,
 )
 from .reverse import jacrev, value_and_grad
+from .vmap import vmap
 
 __all__ = ["jvp", "jacfwd", "hessian", "hvp", "jvp_columns"]
 
@@ -135,15 +137,22 @@ def _pull_back(outs, inputs, cotangents):
                          retain_graph=True, create_graph=True, allow_unused=True)
 
 
-def jacfwd(func, argnums=0, has_aux: bool = False, *, chunk_size=None):
+def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error",
+           chunk_size=None):
     """``jacfwd(f)(*args)``: the Jacobian of ``f`` with respect to ``args[argnums]`` by
-    forward mode, shaped ``out.shape + arg.shape``: one forward pass per *input*
-    element, each carrying a basis tangent and giving one column ``J·e_j``.
+    forward mode, shaped ``out.shape + arg.shape``: one column ``J·e_j`` per *input*
+    element, from one forward pass carrying all the basis tangents as a batch.
 
     Tuple outputs and tuple ``argnums`` nest as in ``jacrev``: ``jac[i][k] =
     ∂out_i/∂args[k]``.  ``chunk_size`` pushes that many columns through
     ``jvp_columns`` at a time (None: all at once).  (``torch.func.jacfwd`` has no
     ``chunk_size``; here it mirrors ``jacrev``'s.)
+
+    ``randomness`` is ``torch.func.jacfwd``'s, passed to the ``vmap`` over the
+    columns: ``"error"`` refuses a random draw (dropout) in ``f``, since the columns
+    run as one vmapped pass; ``"same"`` gives every column of a pass the same draw,
+    the Jacobian of one sampled function (one draw per chunk: keep ``chunk_size``
+    None for one draw in all; ``chunk_size=1``, the loop, draws once per column).
     """
     chunk_size = check_chunk_size(chunk_size, "jacfwd")
 
@@ -156,7 +165,7 @@ def jacfwd(func, argnums=0, has_aux: bool = False, *, chunk_size=None):
 
         # one stack of columns per output: column c is the derivative along input
         # element c (the elements of all the chosen arguments, in order)
-        chunks = [jvp_columns(at, chosen, tangents, has_aux)
+        chunks = [jvp_columns(at, chosen, tangents, has_aux, randomness)
                   for tangents in basis_chunks(chosen, chunk_size)]
         outs, structure, _, aux = chunks[-1]
         # (nested, the columns may carry an outer jvp's tangent: cut them as nodes)
@@ -178,17 +187,45 @@ def jacfwd(func, argnums=0, has_aux: bool = False, *, chunk_size=None):
     return jacobian_of
 
 
-def jvp_columns(func, primals, tangents, has_aux=False):
-    """Push a stack of tangents forward: **the seam where a batched pass drops in**.
+def jvp_columns(func, primals, tangents, has_aux=False, randomness="error"):
+    """Push a stack of tangents forward: **one batched forward pass**.
 
     ``tangents`` holds one array per primal, shaped ``(k,) + primal.shape``: ``k``
     directions.  Returns ``(outs, structure, columns, aux)``: the outputs (a tuple)
     and their structure (``outputs_of``), and one stack per output, shaped ``(k,) +
-    out.shape``, entry ``j`` being ``J·tangents[:][j]``.  Today that is ``k`` forward
-    passes, one per direction (a loop; ``count_passes`` counts ``k``).  ``vmap`` of
-    ``jvp`` over the leading axis makes it one batched pass per chunk, without
-    changing ``jacfwd``.
+    out.shape``, entry ``j`` being ``J·tangents[:][j]``.
+
+    The pass is ``vmap`` of ``jvp`` over the stack: the primal runs once, for one
+    example, and only the tangents are a batch of ``k`` (a Linear's tangent ``ṫ·Wᵀ``
+    becomes one ``(k, n)·(n, m)`` product).  ``count_passes`` counts one forward pass
+    carrying ``k`` directions.  ``k == 1`` (``chunk_size=1``) is one plain pass per
+    direction: the loop, before vmap.  Values (the scalar engine) keep the loop.
     """
+    k = len(tangents[0])
+    if k == 1 or any(isinstance(p, Value) for p in primals):
+        return _columns_one_by_one(func, primals, tangents, has_aux)
+    seen = {}
+
+    def push(*ts):
+        result = jvp(func, primals, ts, has_aux=has_aux)
+        # (the outputs and aux do not depend on the tangents: kept as they are, not batched)
+        seen["out"], seen["aux"] = result[0], (result[2] if has_aux else None)
+        return result[1]
+
+    with counting.carrying(k):
+        columns = vmap(push, randomness=randomness)(*(Tensor(t) for t in tangents))
+    out = seen["out"]
+    structure = None if isinstance(out, (Tensor, Value)) else type(out)
+    outs = (out,) if structure is None else tuple(out)
+    columns = (columns,) if structure is None else tuple(columns)
+    # (nested, the columns may carry an outer jvp's tangent: kept as nodes)
+    if not in_transform() and not any(c.requires_grad for c in columns):
+        columns = tuple(Tensor(c.data) for c in columns)
+    return outs, structure, columns, seen["aux"]
+
+
+def _columns_one_by_one(func, primals, tangents, has_aux):
+    """The loop: one forward pass per direction (Values: the scalar engine has no batch)."""
     results = []
     for j in range(len(tangents[0])):
         result = jvp(func, primals, tuple(t[j] for t in tangents), has_aux=has_aux)
@@ -207,7 +244,8 @@ def jvp_columns(func, primals, tangents, has_aux=False):
 def hessian(func, argnums=0, *, chunk_size=None):
     """``hessian(f)(*args)``: the matrix of second derivatives, ``jacfwd(jacrev(f))``:
     reverse mode for the gradient (one backward pass: f is scalar), forward mode
-    over it (one pass per input element), shaped ``arg.shape + arg.shape``.
+    over it (one pass carrying every input element's tangent, ``chunk_size`` at a
+    time), shaped ``arg.shape + arg.shape``.
 
     With a tuple ``argnums`` every block: ``h[i][k] = ∂²f/∂args[i]∂args[k]``.
     ``chunk_size`` is the forward (outer) pass's, as for ``jacfwd``.

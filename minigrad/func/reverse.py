@@ -5,15 +5,16 @@ Each is a thin layer over the one backward engine (``autograd.grad``): run
 gives ``cᵀ·J`` for one cotangent ``c``, a whole *row* of the Jacobian at a time,
 which is why reverse mode is the right tool for ``f: ℝⁿ → ℝ`` (a loss: one
 pass for all n gradients) and the wrong one for a tall Jacobian (one pass per
-output).  ``jacrev`` makes that cost visible: it runs one backward pass per
-output element (``count_passes`` counts them).
+output).  ``jacrev`` needs one row per output element.
 
 The rows go through one function, ``vjp_rows``, which takes a *stack* of
 cotangents (``k`` directions along a new first axis) and returns a stack of
-rows.  It loops today, one backward pass per direction; that is the seam where a
-batched backward pass (``vmap`` over the stack) drops in.  ``jacrev`` feeds it
-the standard basis of the outputs in chunks of ``chunk_size`` directions (all at
-once by default), and cuts each block ``∂outᵢ/∂argₖ`` out of the stacked rows.
+rows, by ``vmap`` of one backward pass over the stack: the rows cost one batched
+pass, whose every rule runs on ``k`` upstream gradients at once (``count_passes``
+counts 1 backward pass carrying ``k`` directions; ``chunk_size=1`` is the loop of
+``k`` passes it replaces).  ``jacrev`` feeds it the standard basis of the outputs
+in chunks of ``chunk_size`` directions (all at once by default), and cuts each
+block ``∂outᵢ/∂argₖ`` out of the stacked rows.
 
 The names and semantics are ``torch.func``'s: ``grad(f)`` is a function, the
 arguments to differentiate are chosen by ``argnums``, and ``.grad`` of the
@@ -53,6 +54,7 @@ from ._lift import (
     size_of,
     stack_parts,
 )
+from .vmap import vmap
 
 __all__ = ["grad", "value_and_grad", "vjp", "jacrev", "vjp_rows"]
 
@@ -135,14 +137,14 @@ def vjp(func, *primals, has_aux: bool = False):
 
 def jacrev(func, argnums=0, has_aux: bool = False, *, chunk_size=None):
     """``jacrev(f)(*args)``: the Jacobian of ``f`` with respect to ``args[argnums]`` by
-    reverse mode, shaped ``out.shape + arg.shape``: one forward pass, then one
-    backward pass per *output* element, each giving one row ``e_iᵀ·J``.
+    reverse mode, shaped ``out.shape + arg.shape``: one forward pass, then the rows
+    ``e_iᵀ·J``, one per *output* element, from one backward pass batched over them.
 
     For a function returning a tuple, a tuple with one Jacobian per output; for a
     tuple ``argnums``, a tuple per argument; both: ``jac[i][k] = ∂out_i/∂args[k]``
     (``torch.func``'s nesting).  ``chunk_size`` pushes that many rows through
-    ``vjp_rows`` at a time (None: all at once), bounding the memory a batched pass
-    needs.
+    ``vjp_rows`` at a time, one batched pass each (None: all at once), bounding the
+    memory a batched pass needs; ``chunk_size=1`` is one plain pass per row.
     """
     chunk_size = check_chunk_size(chunk_size, "jacrev")
 
@@ -175,27 +177,42 @@ def jacrev(func, argnums=0, has_aux: bool = False, *, chunk_size=None):
 
 
 def vjp_rows(outs, inputs, cotangents, live, where):
-    """Pull a stack of cotangents back: **the seam where a batched pass drops in**.
+    """Pull a stack of cotangents back: **one batched backward pass**.
 
     ``cotangents`` holds one array per output, shaped ``(k,) + out.shape``: ``k``
     directions.  The result holds one stack per input, shaped ``(k,) + input.shape``:
-    entry ``j`` is ``Σᵢ cotangents[i][j]ᵀ·∂outᵢ/∂input``.  Today that is ``k``
-    backward passes, one per direction (a loop; ``count_passes`` counts ``k``).
-    ``vmap`` of the backward pass over the leading axis makes it one batched pass
-    per chunk, without changing ``jacrev``.
+    entry ``j`` is ``Σᵢ cotangents[i][j]ᵀ·∂outᵢ/∂input``.
+
+    The pass is ``vmap`` of one backward pass over the stack: the graph was recorded
+    once, for one example, and every rule runs on a batch of ``k`` upstream gradients
+    (the matmul's ``g·W`` becomes one ``(k, m)·(m, n)`` product).  ``count_passes``
+    counts one backward pass carrying ``k`` directions.  ``k == 1`` (``chunk_size=1``)
+    is one plain pass per direction: the loop, before vmap.  Values (the scalar
+    engine) cannot be batched and keep the loop.
     """
     k = len(cotangents[0])
-    if live or any(isinstance(x, Value) for x in inputs):
-        passes = [_backward(outs, inputs, tuple(c[j] for c in cotangents), live, where,
-                            retain=True) for j in range(k)]
-        return tuple(stack_parts([p[i] for p in passes], x, live)
-                     for i, x in enumerate(inputs))
-    # constants: stack the raw gradients (no Tensor made per row)
-    passes = [_gradients(outs, inputs, tuple(c[j] for c in cotangents), False, True)
-              for j in range(k)]
-    return tuple(Tensor(np.stack([np.zeros(x.data.shape, x.data.dtype) if p[i] is None
-                                  else p[i] for p in passes]).astype(x.data.dtype, copy=False))
-                 for i, x in enumerate(inputs))
+    if any(isinstance(x, Value) for x in tuple(inputs) + tuple(outs)):
+        return _rows_one_by_one(outs, inputs, cotangents, live, where)
+    if k == 1:
+        rows = _backward(outs, inputs, tuple(c[0] for c in cotangents), live, where,
+                         retain=True)
+        return tuple(r.reshape((1,) + r.shape) if live else Tensor(r.data[None])
+                     for r in rows)
+
+    def one_row(*cs):
+        return _backward(outs, inputs, cs, live, where, retain=True)
+
+    with counting.carrying(k):
+        rows = vmap(one_row)(*(Tensor(c) for c in cotangents))
+    return rows if live else tuple(Tensor(r.data) for r in rows)
+
+
+def _rows_one_by_one(outs, inputs, cotangents, live, where):
+    """The loop: one backward pass per direction (Values: the scalar engine has no batch)."""
+    k = len(cotangents[0])
+    passes = [_backward(outs, inputs, tuple(c[j] for c in cotangents), live, where,
+                        retain=True) for j in range(k)]
+    return tuple(stack_parts([p[i] for p in passes], x, live) for i, x in enumerate(inputs))
 
 
 def _backward(outs, inputs, cotangents, live, where, retain=False):

@@ -40,7 +40,7 @@ def test_the_forward_mode_snippet_runs_and_its_comments_hold():
                  "README.md", "exec"), ns)
     x = ns["x"].data
     np.testing.assert_allclose(ns["dy"].data, 1 - np.tanh(x) ** 2)
-    assert (ns["n"].forward, ns["n"].backward) == (3, 0)
+    assert (ns["n"].forward, ns["n"].forward_directions, ns["n"].backward) == (1, 3, 0)
     hess = ns["func"].hessian(ns["f"])(ns["x"]).data
     np.testing.assert_allclose(ns["hv"].data, hess @ np.ones(3), rtol=1e-12)
 
