@@ -84,6 +84,11 @@ EXERCISES: tuple[Exercise, ...] = (
     Exercise("ex26", "ex26_biggest_saved", 15,
              "the saved tensor that holds the most memory in PyTorch's graph",
              ("biggest_saved",)),
+    Exercise("ex28", "ex28_batching_rule", 16,
+             "a batching rule for an op whose forward cannot run on a batch", ("outer_batch",)),
+    Exercise("ex29", "ex29_per_example_norms", 16,
+             "per-example gradient norms with vmap(grad), and the examples that pull hardest",
+             ("per_example_norms", "largest_gradients")),
 )
 
 _BY_ID = {e.id: e for e in EXERCISES}
