@@ -86,6 +86,11 @@ EXERCISES: tuple[Exercise, ...] = (
              ("biggest_saved",)),
     Exercise("ex27", "ex27_diagnose_training", 17,
              "diagnose a training run from its live view's numbers", ("diagnose",)),
+    Exercise("ex28", "ex28_batching_rule", 16,
+             "a batching rule for an op whose forward cannot run on a batch", ("outer_batch",)),
+    Exercise("ex29", "ex29_per_example_norms", 16,
+             "per-example gradient norms with vmap(grad), and the examples that pull hardest",
+             ("per_example_norms", "largest_gradients")),
 )
 
 _BY_ID = {e.id: e for e in EXERCISES}

@@ -65,3 +65,20 @@ def test_the_jit_snippet_compiles_with_jit_jit_and_matches_eager_gradients():
     ns["x"].grad = None
     ns["f"](ns["x"], ns["y"]).backward()
     np.testing.assert_array_equal(compiled_grad, ns["x"].grad)
+
+
+def test_the_vmap_snippet_gives_per_example_gradients_in_one_pass():
+    """The README's per-example gradients equal a loop of ``grad``, their mean is the batch
+    loss's gradient, and the comment's pass counts hold."""
+    from minigrad import func
+
+    ns: dict = {}
+    exec(compile(_blocks(_section("Batching with vmap"), "python")[0], "README.md", "exec"), ns)
+    w, xs, ts, loss, g = ns["w"], ns["xs"], ns["ts"], ns["loss"], ns["g"]
+    loop = np.stack([func.grad(loss)(w, xs[i], ts[i]).data for i in range(8)])
+    assert g.shape == (8, 4, 3)
+    np.testing.assert_allclose(g.data, loop, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(ns["norms"], np.linalg.norm(loop.reshape(8, -1), axis=1))
+    assert (ns["n"].forward, ns["n"].backward) == (1, 1)
+    batch = func.grad(lambda w: ns["F"].cross_entropy(xs @ w, ts))(w)
+    np.testing.assert_allclose(g.data.mean(axis=0), batch.data, rtol=1e-10, atol=1e-15)
