@@ -185,3 +185,30 @@ def test_the_modes_match_torch_func_vmap():
     with pytest.raises(RuntimeError, match="different inplace randomness on an unbatched"):
         tvmap(lambda x: torch.nn.init.normal_(torch.empty(2)) + x,
               randomness="different")(torch.zeros(3, 2))
+
+
+def test_grad_of_a_vmap_sees_the_masks_each_example_used():
+    from minigrad.func import grad
+
+    w = Tensor(np.ones(W))
+
+    def loss(w):
+        return vmap(lambda x: F.dropout(x * w, 0.5), randomness="different")(
+            Tensor(np.ones((4, W)))).sum()
+
+    minigrad.manual_seed(3)
+    g = grad(loss)(w).data
+    minigrad.manual_seed(3)
+    masks = vmap(lambda x: F.dropout(x, 0.5), randomness="different")(
+        Tensor(np.ones((4, W)))).data
+    np.testing.assert_array_equal(g, masks.sum(0))  # d/dw Σᵢ mᵢ·w = Σᵢ mᵢ
+
+
+@pytest.mark.parametrize("chunked", ["outer", "inner"])
+def test_chunking_either_level_keeps_the_nested_pattern(chunked):
+    xs = Tensor(np.zeros((5, 3, W)))
+    inner = vmap(lambda x: x + minigrad.randn(W), randomness="different",
+                 chunk_size=2 if chunked == "inner" else None)
+    out = vmap(inner, randomness="same",
+               chunk_size=2 if chunked == "outer" else None)(xs).data
+    assert _distinct_rows(out) == 1 and _distinct_rows(out[0]) == 3
