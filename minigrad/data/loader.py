@@ -9,6 +9,10 @@ that sees the same order every epoch can learn it), while two loaders built with
 the same seed still produce exactly the same sequence of epochs, so a training
 run can be reproduced. With no seed, a shuffling loader splits its generator off
 minigrad's default one when it is built, so ``minigrad.manual_seed`` repeats it too.
+Built inside ``vmap`` that split is a random draw like any other: refused under
+``randomness="error"``, shared under ``"same"``, and refused under ``"different"``
+(one loader yields one order of plain index batches; it cannot hold a different
+order per example: build one loader per example outside, or pass ``seed=``).
 """
 
 from __future__ import annotations
@@ -17,7 +21,9 @@ import numbers
 
 import numpy as np
 
-from ..random import default_generator
+from ..batching import BatchingError
+from ..batching.state import draws_per_example
+from ..random import get_rng
 
 __all__ = ["DataLoader"]
 
@@ -96,7 +102,13 @@ class DataLoader:
         self.drop_last = bool(drop_last)
         self.seed = seed
         if seed is None and self.shuffle:  # (a loader that never shuffles draws nothing)
-            seed = int(default_generator().integers(2**63 - 1))
+            if draws_per_example():
+                raise BatchingError(
+                    "vmap: DataLoader(shuffle=True) built with randomness='different' would "
+                    "need a different order per example, but one loader yields one order. "
+                    "Build one loader per example outside the vmapped function, pass "
+                    "seed=, or use randomness='same'")
+            seed = int(get_rng().integers(2**63 - 1))  # (vmap "error": refused there)
         self._rng = np.random.default_rng(seed)
 
     def __len__(self) -> int:

@@ -17,6 +17,16 @@ like the argument for tuples, lists and dicts; ``out_dims`` says where the batch
 axis goes in each output; vmaps nest (``vmap(vmap(f))``); ``chunk_size`` runs the
 batch in chunks of that many examples (less memory, the same result).  Keyword
 arguments are never mapped.
+
+``randomness`` says what a random draw inside ``f`` (``randn``, ``rand``,
+``nn.init``, dropout, a layer built inside) means: ``"error"`` (the default)
+refuses it, ``"same"`` makes one draw for every example, ``"different"`` one per
+example (one draw of ``(B,) + shape`` from the same generator, so
+``manual_seed`` repeats it).  Nested vmaps each apply their own mode to their own
+batch axis (``batching.state``).  With ``chunk_size``, ``"same"`` rewinds the
+generators before each chunk, so every chunk shares the first one's numbers;
+``"different"`` draws per chunk (independent numbers, not those of one unchunked
+run), as in ``torch.func.vmap``.
 """
 
 from __future__ import annotations
@@ -27,6 +37,7 @@ import numpy as np
 
 from ..batching import BatchedArray
 from ..batching.array import PROTOCOL
+from ..batching.randomness import same_draws_per_chunk
 from ..batching.state import batching
 from ..core.node import next_id
 from ..core.op import OpExample, define_op, op_example
@@ -110,9 +121,14 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
         size = _batch_size(func, flat)
         if chunk_size is None or chunk_size >= size:
             return _run(func, args, kwargs, flat, size, out_dims, randomness)
-        parts = [_run(func, args, kwargs, _chunk(flat, lo, min(lo + chunk_size, size)),
-                      min(chunk_size, size - lo), out_dims, randomness)
-                 for lo in range(0, size, chunk_size)]
+        parts = []
+        # (under "same" every chunk must draw what the first drew: rewind its generators)
+        with same_draws_per_chunk(randomness == "same") as rewind:
+            for lo in range(0, size, chunk_size):
+                if lo:
+                    rewind()
+                parts.append(_run(func, args, kwargs, _chunk(flat, lo, min(lo + chunk_size,
+                                  size)), min(chunk_size, size - lo), out_dims, randomness))
         return _join_chunks(parts, out_dims)
 
     vmapped.__name__ = f"vmap_{name}"
@@ -131,7 +147,7 @@ def _run(func, args, kwargs, flat, size, out_dims, randomness):
     batched = {path: (MOVE_BATCH(x, dim=d, level=level, size=size, into=True)
                       if d is not None else x)
                for path, (x, d, _) in flat.items()}
-    with batching(level, randomness):
+    with batching(level, randomness, size):
         out = func(*_rebuild(args, batched, ()), **kwargs)
     return _unbatch(out, out_dims, level, size)
 

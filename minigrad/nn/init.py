@@ -18,6 +18,11 @@ Every function takes ``rng``: a ``numpy.random.Generator``, an int seed, or
 also importable as ``init.manual_seed``), so a model is reproducible from one number.
 The functions return new float32 arrays; the ``*_`` versions fill a
 ``Parameter`` in place, like ``torch.nn.init``.
+
+Inside ``vmap`` they follow ``randomness=`` (``minigrad.random.sample``): under
+``"different"`` the new array is a batch, one draw per example (an ensemble's
+initial weights in one call); a ``*_`` fill then needs a parameter batched at that
+vmap's level, as ``torch.func.vmap`` does for in-place random ops.
 """
 
 from __future__ import annotations
@@ -27,7 +32,8 @@ import math
 import numpy as np
 
 from ..engines.inplace import mark_modified
-from ..random import get_rng, manual_seed
+from ..batching.randomness import check_fill
+from ..random import get_rng, manual_seed, sample
 
 __all__ = [
     "manual_seed", "get_rng", "calculate_gain", "fan_in_and_fan_out",
@@ -68,7 +74,7 @@ def _fan(shape, mode):
 
 
 def uniform(shape, low: float, high: float, rng=None, dtype=np.float32) -> np.ndarray:
-    return get_rng(rng).uniform(low, high, size=tuple(shape)).astype(dtype)
+    return sample(get_rng(rng).uniform, tuple(shape), low, high).astype(dtype)
 
 
 def zeros(shape, dtype=np.float32) -> np.ndarray:
@@ -91,7 +97,7 @@ def kaiming_normal(shape, a: float = 0.0, mode: str = "fan_in", nonlinearity: st
                    rng=None, dtype=np.float32) -> np.ndarray:
     """N(0, std²) with std = gain / √fan."""
     std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(shape, mode))
-    return get_rng(rng).normal(0.0, std, size=tuple(shape)).astype(dtype)
+    return _normal(shape, std, rng, dtype)
 
 
 def xavier_uniform(shape, gain: float = 1.0, rng=None, dtype=np.float32) -> np.ndarray:
@@ -105,12 +111,17 @@ def xavier_normal(shape, gain: float = 1.0, rng=None, dtype=np.float32) -> np.nd
     """N(0, std²) with std = gain · √(2 / (fan_in + fan_out))."""
     fan_in, fan_out = fan_in_and_fan_out(shape)
     std = gain * math.sqrt(2.0 / (fan_in + fan_out))
-    return get_rng(rng).normal(0.0, std, size=tuple(shape)).astype(dtype)
+    return _normal(shape, std, rng, dtype)
+
+
+def _normal(shape, std, rng, dtype):
+    return sample(get_rng(rng).normal, tuple(shape), 0.0, std).astype(dtype)
 
 
 def _fill(fn):
     def fill_(param, *args, **kwargs):
         kwargs.setdefault("dtype", param.data.dtype)
+        check_fill(fill_.__name__, param.data)  # (vmap "different": room for a batch?)
         param.data[...] = fn(param.data.shape, *args, **kwargs)
         # A graph built before the fill saved the old values: make its backward refuse.
         mark_modified([param])

@@ -2,7 +2,8 @@
 ``zeros_like``, ``ones_like``, ``randn``, ``rand``, ``arange``.
 
 Like PyTorch's, the constructors make float32 unless told otherwise, and the
-random ones draw from one seeded generator (``manual_seed``), so results repeat.
+random ones draw from one seeded generator (``manual_seed``), so results repeat
+(inside ``vmap`` too, per example or shared as its ``randomness=`` says).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import numbers
 import numpy as np
 
 from ..random import generator as pick_generator
+from ..random import sample
 from .arguments import scalar_value, size_arg, to_array
 from .tensor import Tensor
 
@@ -79,10 +81,14 @@ def randn(*shape, generator=None, seed=None, dtype=None, requires_grad: bool = F
 
     ``generator=`` uses your generator, ``seed=`` a fresh one, neither the
     module's default (reset it with ``manual_seed``), so results repeat.
+    Inside ``vmap`` it follows ``randomness=`` (``minigrad.random.sample``): an error,
+    one draw shared by every example (``"same"``), or each example its own
+    (``"different"``: one draw of ``(B,) + shape``, seen as one example's ``shape``).
     """
     rng = pick_generator(generator, seed)
     dtype = _float_dtype(dtype, "randn")
-    return _make(rng.standard_normal(size_arg(shape, "randn"), dtype=dtype), requires_grad, name)
+    data = sample(rng.standard_normal, size_arg(shape, "randn"), dtype=dtype)
+    return _make(data, requires_grad, name)
 
 
 def rand(*shape, generator=None, seed=None, dtype=None, requires_grad: bool = False,
@@ -90,7 +96,8 @@ def rand(*shape, generator=None, seed=None, dtype=None, requires_grad: bool = Fa
     """Uniform samples in [0, 1) (see ``randn`` for the generator)."""
     rng = pick_generator(generator, seed)
     dtype = _float_dtype(dtype, "rand")
-    return _make(rng.random(size_arg(shape, "rand"), dtype=dtype), requires_grad, name)
+    data = sample(rng.random, size_arg(shape, "rand"), dtype=dtype)
+    return _make(data, requires_grad, name)
 
 
 def arange(start, stop=None, step=1, dtype=None, requires_grad: bool = False,

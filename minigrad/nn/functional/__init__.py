@@ -26,8 +26,7 @@ import numbers
 
 import numpy as np
 
-from ...batching import BatchedArray
-from ...batching.state import draws_per_example
+from ...batching.state import different_levels
 from ...random import get_rng
 from ...tensor import apply_op
 from ...tensor.arguments import as_number, shape_arg
@@ -155,16 +154,20 @@ def dropout(x, p: float = 0.5, training: bool = True, rng=None):
     ``rng`` (a numpy Generator, an int seed, or None for minigrad's default
     generator, see ``minigrad.random``) draws one seed per call, stored in the node's attrs.
     Inside ``vmap`` it follows ``randomness=``: an error, one mask for every example
-    (``"same"``), or one per example of the innermost vmap (``"different"``).
+    (``"same"``), or one per example (``"different"``, at every nested vmap that says
+    so, whether or not ``x`` is batched there: an unbatched ``x`` gives a batch).
+    (``torch.func.vmap`` refuses ``"same"`` for a batched input; sharing one mask is
+    well defined, so minigrad allows it.)
     """
     if isinstance(p, bool) or not isinstance(p, numbers.Real) or not 0 <= p <= 1:
         raise ValueError(f"dropout: p must be a probability in [0, 1], got {p!r}")
     (x,) = float_inputs("dropout", x)
     if not training or p == 0:
         return x
-    seed = int(get_rng(rng, per_example=True).integers(2**63 - 1))
-    if draws_per_example() and isinstance(x.data, BatchedArray):  # vmap(randomness="different")
-        return apply_op(_linear.DROPOUT, x, p=float(p), seed=seed, per_example=True)
+    seed = int(get_rng(rng).integers(2**63 - 1))
+    levels = different_levels()
+    if levels:  # vmap(randomness="different"): a mask per example, (level, size) per level
+        return apply_op(_linear.DROPOUT, x, p=float(p), seed=seed, per_example=tuple(levels))
     return apply_op(_linear.DROPOUT, x, p=float(p), seed=seed)
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...batching import BatchedArray
+from ...batching.randomness import draw_per_example
 from ...core.op import define_op
 
 __all__ = ["LINEAR", "LINEAR_NO_BIAS", "DROPOUT", "dropout_mask"]
@@ -103,10 +103,12 @@ def dropout_mask(shape, p: float, seed: int, dtype) -> np.ndarray:
     return keep.astype(dtype) * dtype.type(1.0 / (1.0 - p) if p < 1 else 0.0)
 
 
-def _dropout_forward(x, p=0.5, seed=0, per_example=False, **_):
-    if per_example and isinstance(x, BatchedArray):  # vmap(randomness="different"): a mask
-        size = x.batch_size                          # per example of the innermost batch
-        mask = BatchedArray(dropout_mask((size,) + x.shape, p, seed, x.dtype), x.level)
+def _dropout_forward(x, p=0.5, seed=0, per_example=(), **_):
+    """``per_example``: ``(level, batch size)`` of each vmap with ``randomness="different"``
+    (outermost first): the mask gets their batch axes, one mask per example at each."""
+    if per_example:
+        mask = draw_per_example(lambda size: dropout_mask(size, p, seed, x.dtype), x.shape,
+                                per_example)
     else:
         mask = dropout_mask(x.shape, p, seed, x.dtype)
     return x * mask, (mask,)

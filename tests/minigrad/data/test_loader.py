@@ -115,3 +115,25 @@ def test_loader_errors():
         DataLoader(42)
     with pytest.raises(ValueError):
         DataLoader(())
+
+
+def test_a_shuffling_loader_built_inside_vmap_follows_randomness():
+    import minigrad
+    from minigrad.batching import BatchingError
+    from minigrad.batching.state import batching
+
+    data = (np.arange(20),)
+    with batching(10**9, "error", 3), pytest.raises(BatchingError, match="randomness='error'"):
+        DataLoader(data, 5, shuffle=True)
+    with batching(10**9, "different", 3), pytest.raises(BatchingError, match="one order"):
+        DataLoader(data, 5, shuffle=True)
+    with batching(10**9, "different", 3):  # (a seed, or no shuffling: nothing drawn)
+        DataLoader(data, 5, shuffle=True, seed=1)
+        DataLoader(data, 5)
+    orders = []
+    for _ in range(2):
+        minigrad.manual_seed(4)
+        with batching(10**9, "same", 3):
+            orders.append(np.concatenate([b[0] for b in DataLoader(data, 5, shuffle=True)]))
+    np.testing.assert_array_equal(orders[0], orders[1])
+    assert sorted(orders[0]) == list(range(20))
