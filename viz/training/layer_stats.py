@@ -27,8 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Layer", "LayerSample", "layers_of", "weights", "gradients", "snapshot",
-           "sample_layer", "with_histograms"]
+__all__ = ["Layer", "LayerSample", "LayerStats", "layers_of", "weights", "gradients",
+           "snapshot", "sample_layer", "Histograms"]
 
 
 @dataclass
@@ -43,7 +43,7 @@ class Layer:
 class LayerSample:
     """One layer's numbers at one step (``ratio`` is ``nan`` when no update was seen).
 
-    The histograms are filled only at the steps a frame is drawn (``with_histograms``):
+    The histograms are filled only at the steps a frame is drawn (``LayerStats.histograms``):
     the scalars cost microseconds, a histogram of every weight does not."""
 
     step: int
@@ -106,25 +106,10 @@ def _flat(items) -> np.ndarray:
     return np.concatenate([np.asarray(a, dtype=np.float64).ravel() for a in items])
 
 
-def snapshot(layer: Layer) -> list:
-    """The layer's weights as they are now, kept for the next sample's ratio: a copy of
-    each parameter's array as it is (no conversion, no concatenation: this runs every
-    step), or one array of the floats of a scalar engine's ``Value`` s."""
-    params = layer.params
-    if params and not isinstance(params[0].data, np.ndarray):
-        return [np.array([p.data for p in params], dtype=np.float64)]
-    return [p.data.copy() for p in params]
-
-
-def _sums(parts) -> tuple[int, float, float]:
-    """``(count, sum, sum of squares)`` over arrays, each summed where it lies."""
-    n, total, sq = 0, 0.0, 0.0
-    for a in parts:
-        a = a.reshape(-1)
-        n += a.size
-        total += float(a.sum())  # (pairwise in the array's dtype: ample for a std)
-        sq += float(np.dot(a, a))
-    return n, total, sq
+def snapshot(layer: Layer) -> np.ndarray:
+    """The layer's weights as they are now (a flat float64 copy), kept for the ratio of a
+    later ``sample_layer``."""
+    return weights(layer)
 
 
 def _std_of(n: int, total: float, sq: float) -> float:
@@ -133,34 +118,226 @@ def _std_of(n: int, total: float, sq: float) -> float:
     return math.sqrt(max(sq / n - mean * mean, 0.0))
 
 
-def sample_layer(step: int, layer: Layer, before: list | None,
+class LayerStats:
+    """The numbers of all the layers of a model, taken in one pass.
+
+    A live view samples while the model trains, so a sample must cost microseconds. Numpy
+    spends about a microsecond on each call whatever the array's size, and the naive
+    sample (sum, sum of squares, ``abs``, count of zeros, a difference for the ratio, for
+    every parameter of every layer) makes dozens of calls. Here the model's weights and
+    gradients are gathered into the rows of one array allocated once, in the parameters'
+    dtype (one ``concatenate`` each), the update and the absolute gradients are one ufunc
+    call each over the whole model, and each layer's numbers are BLAS products of views of
+    that array: the four sums ``x·1`` of its weights, gradients, update and ``|g|`` in one
+    matrix-vector product, the sums of squares ``x·x`` in one dot each, so
+
+        std(x) = sqrt(x·x / n - (x·1 / n)²)
+
+    The rows keep the latest sample's weights and gradients, so a frame drawn later takes
+    its histograms from them (the numbers of the step it shows), and ``keep`` copies the
+    weights into a buffer of their own on the step before a sample, for the ratio.
+    """
+
+    def __init__(self, layers: list[Layer]):
+        self.layers = layers
+        self._params = [p for layer in layers for p in layer.params]
+        self.scalar = not isinstance(self._params[0].data, np.ndarray)
+        self._layout = None
+        self._kept_at: tuple | None = None  # (step, layout) of the kept weights
+        self._binner: Histograms | None = None
+
+    def _shape(self):
+        """The parameters' shapes (their number for the scalar engine): the buffers' layout."""
+        if self.scalar:
+            return len(self._params)
+        return tuple(p.data.shape for p in self._params)
+
+    def _allocate(self, layout) -> None:
+        sizes = [1] * layout if self.scalar else [math.prod(s) for s in layout]
+        ends, k, at = [], 0, 0
+        for layer in self.layers:
+            at += sum(sizes[k:k + len(layer.params)])
+            k += len(layer.params)
+            ends.append(at)
+        self.bounds = [0] + ends
+        n = at
+        dtype = np.dtype(np.float64) if self.scalar else np.result_type(
+            np.float32, *(p.data.dtype for p in self._params))
+        # rows: weights, gradients (together: one array to histogram), update, |gradients|
+        self._m = np.zeros((4, n), dtype)  # (zeros: the update row is summed unused)
+        self._wg = self._m[:2].reshape(-1)
+        self._w, self._g, self._d, self._a = self._m
+        self._kept = np.empty(n, dtype)
+        ones = np.ones(max(b - a for a, b in zip(self.bounds, ends)) if n else 0, dtype)
+        bits = np.dtype(f"i{dtype.itemsize}")  # |g| read as integers: 0 exactly when g == ±0
+        self._views = [(layer.name, b - a, self._m[:, a:b], ones[:b - a], self._w[a:b],
+                        self._g[a:b], self._d[a:b], self._a[a:b].view(bits))
+                       for layer, a, b in zip(self.layers, self.bounds, ends)]
+        self._layout, self._kept_at, self._binner = layout, None, None
+        self._filled = False  # the buffers hold no sample yet
+
+    def _gather_weights(self, out: np.ndarray) -> None:
+        if self.scalar:
+            out[:] = [p.data for p in self._params]
+        else:
+            np.concatenate([p.data for p in self._params], axis=None, out=out)
+
+    def _gather_grads(self, out: np.ndarray) -> None:
+        if self.scalar:
+            out[:] = [p.grad for p in self._params]
+        else:
+            np.concatenate([np.zeros(p.data.shape) if p.grad is None else p.grad
+                            for p in self._params], axis=None, out=out)
+
+    def _current(self):
+        layout = self._shape()
+        if layout != self._layout:  # first use, or a parameter changed shape
+            self._allocate(layout)
+        return layout
+
+    def keep(self, step: int) -> None:
+        """Copy the weights as they are now (the step before a sample: its ratio's ``before``)."""
+        layout = self._current()
+        self._gather_weights(self._kept)
+        self._kept_at = (int(step), layout)
+
+    def sample(self, step: int, before: np.ndarray | None = None) -> dict[str, LayerSample]:
+        """Every layer's numbers now, ``{layer: LayerSample}``. The ratio compares with
+        ``before`` (a flat copy of the weights, as ``weights`` gives), or, without it, with
+        the weights ``keep`` copied at ``step - 1``."""
+        layout = self._current()
+        W, G, D = self._w, self._g, self._d
+        self._gather_weights(W)
+        self._gather_grads(G)
+        self._filled = True
+        if before is None and self._kept_at == (step - 1, layout):
+            before = self._kept
+        self._kept_at = None
+        ratio = before is not None and before.shape == W.shape
+        if ratio:
+            np.subtract(W, before, out=D)
+        np.abs(G, out=self._a)
+        out, step = {}, int(step)
+        for name, n, rows, ones, w, g, d, a_bits in self._views:
+            sum_w, sum_g, sum_d, sum_a = (rows @ ones).tolist()  # four sums, one BLAS call
+            w_std = _std_of(n, sum_w, float(w.dot(w)))
+            r = math.nan
+            if ratio and w_std > 0:
+                r = _std_of(n, sum_d, float(d.dot(d))) / w_std
+            g_sq = float(g.dot(g))
+            # (counting nonzero integers is twice as fast as counting nonzero floats)
+            nonzero = np.count_nonzero(a_bits)
+            out[name] = LayerSample(
+                step=step, layer=name, weight_std=w_std, grad_std=_std_of(n, sum_g, g_sq),
+                grad_abs_mean=sum_a / n, grad_norm=math.sqrt(g_sq), dead=1.0 - nonzero / n,
+                ratio=r)
+        return out
+
+    def histograms(self, samples: dict[str, LayerSample], bins: int,
+                   count: int | None = None) -> None:
+        """Fill the histograms of the first ``count`` layers' samples from the weights and
+        gradients of the latest ``sample`` (the buffers hold them until the next one)."""
+        if not self._filled:  # (a parameter changed shape since the sample: take them now)
+            self._current()
+            self._gather_weights(self._w)
+            self._gather_grads(self._g)
+            self._filled = True
+        layers = self.layers[:count]
+        bounds, n = self.bounds[:len(layers) + 1], len(self._w)
+        x = self._wg if bounds[-1] == n else np.concatenate(
+            (self._w[:bounds[-1]], self._g[:bounds[-1]]))
+        bounds = bounds + [bounds[-1] + b for b in bounds[1:]]
+        if self._binner is None or (self._binner.bounds, self._binner.bins) != (bounds, bins):
+            self._binner = Histograms(bounds, bins)
+        found = self._binner(x)
+        for layer, w_hist, g_hist in zip(layers, found, found[len(layers):]):
+            samples[layer.name].weight_hist = w_hist
+            samples[layer.name].grad_hist = g_hist
+
+
+class Histograms:
+    """``np.histogram(x[a:b], bins)`` of each segment ``a:b`` of ``bounds``, in one pass.
+
+    ``np.histogram`` costs some 60 µs of fixed work per call, and a frame wants two per
+    layer; its temporaries, above glibc's 128 KiB, are fresh pages from the kernel at
+    every call, which a virtual machine makes slow. Here every segment is binned by the
+    same dozen numpy calls writing into arrays allocated once (for one layout). numpy's
+    rule is kept exactly: ``bins`` equal bins from each segment's min to its max (widened
+    by 0.5 each way when they are equal), value ``v`` in bin ``i`` when
+    ``edges[i] <= v < edges[i + 1]`` (the last bin includes its right edge), the bin
+    guessed as numpy guesses it, ``int((v - lo) / (hi - lo) * bins)``, then moved by one
+    where rounding put it on the wrong side of an edge. Float32 values (a model's weights
+    in their own dtype) are binned as their float64 values are, edges and all.
+    """
+
+    def __init__(self, bounds: list[int], bins: int):
+        self.bounds, self.bins = list(bounds), int(bins)
+        self.sizes = np.diff(self.bounds)
+        self.starts = np.asarray(self.bounds[:-1]) - self.bounds[0]
+        n, k = int(self.sizes.sum()), len(self.sizes)
+        seg = np.repeat(np.arange(k), self.sizes)
+        self._seg, self._row, self._out = seg, seg * (self.bins + 1), seg * self.bins
+        self._f, self._e = np.empty(n), np.empty(n)
+        self._idx, self._pos = np.empty(n, np.intp), np.empty(n, np.intp)
+        self._m1, self._m2 = np.empty(n, bool), np.empty(n, bool)
+
+    def __call__(self, x: np.ndarray) -> list[tuple]:
+        x = x[self.bounds[0]:self.bounds[-1]]
+        if x.dtype not in (np.float32, np.float64) or not self.sizes.all():
+            return [_histogram(x[a:a + n], self.bins) for a, n in zip(self.starts, self.sizes)]
+        lo = np.minimum.reduceat(x, self.starts).astype(np.float64)
+        hi = np.maximum.reduceat(x, self.starts).astype(np.float64)
+        if not (np.isfinite(lo).all() and np.isfinite(hi).all()):
+            return [_histogram(x[a:a + n], self.bins) for a, n in zip(self.starts, self.sizes)]
+        bins, f, e, idx, pos, m1, m2 = (self.bins, self._f, self._e, self._idx, self._pos,
+                                        self._m1, self._m2)
+        same = lo == hi
+        lo, hi = np.where(same, lo - 0.5, lo), np.where(same, hi + 0.5, hi)
+        edges = np.stack([np.linspace(a, b, bins + 1) for a, b in zip(lo.tolist(),
+                                                                         hi.tolist())])
+        flat = edges.ravel()
+        np.take(lo, self._seg, out=e)
+        np.subtract(x, e, out=f)
+        np.take(hi - lo, self._seg, out=e)
+        np.divide(f, e, out=f)
+        np.multiply(f, bins, out=f)
+        np.copyto(idx, f, casting="unsafe")  # (truncation, as numpy's astype(intp))
+        np.minimum(idx, bins - 1, out=idx)
+        np.add(self._row, idx, out=pos)
+        np.take(flat, pos, out=e)
+        np.less(x, e, out=m1)
+        np.subtract(idx, m1, out=idx)  # below its left edge: one bin down
+        np.add(self._row, idx, out=pos)
+        pos += 1
+        np.take(flat, pos, out=e)
+        np.greater_equal(x, e, out=m1)
+        np.not_equal(idx, bins - 1, out=m2)
+        m1 &= m2
+        np.add(idx, m1, out=idx)  # at or past its right edge (not the last bin): one up
+        np.add(self._out, idx, out=pos)
+        counts = np.bincount(pos, minlength=len(self.sizes) * bins)
+        return list(zip(counts.reshape(-1, bins), edges))
+
+
+def _histogram(x: np.ndarray, bins: int) -> tuple:
+    """``np.histogram(x, bins)``; of the finite values only when some are not (a diverged
+    run's weights), where numpy would refuse the range."""
+    x = np.asarray(x, np.float64)  # (float32 weights: edges as for their float64 values)
+    if x.size == 0:
+        return np.histogram(x, bins=bins)
+    lo, hi = x.min(), x.max()
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        x = x[np.isfinite(x)]
+    return np.histogram(x, bins=bins)
+
+
+def sample_layer(step: int, layer: Layer, before: np.ndarray | None,
                  bins: int | None = None) -> LayerSample:
-    """The layer's numbers now; ``before`` is its ``snapshot`` one optimiser step earlier.
-    With ``bins``, also the histograms of its weights and gradients.
-
-    A sample is taken while the model trains, so it reads each parameter's array where it
-    lies (sums and dot products, no flat float64 copy): microseconds per layer."""
-    scalar = not isinstance(layer.params[0].data, np.ndarray)
-    now = snapshot(layer) if scalar else [p.data for p in layer.params]
-    n, total, sq = _sums(now)
-    w_std = _std_of(n, total, sq)
-    ratio = math.nan
-    if before is not None and [b.shape for b in before] == [a.shape for a in now]:
-        delta = [a - b for a, b in zip(now, before)]
-        ratio = _std_of(*_sums(delta)) / w_std if w_std > 0 else math.nan
-    grads = [gradients(layer)] if scalar else [
-        np.zeros(p.data.shape, p.data.dtype) if p.grad is None else p.grad for p in layer.params]
-    gn, g_total, g_sq = _sums(grads)
-    sample = LayerSample(
-        step=int(step), layer=layer.name, weight_std=w_std, grad_std=_std_of(gn, g_total, g_sq),
-        grad_abs_mean=sum(float(np.abs(g).sum()) for g in grads) / gn,
-        grad_norm=math.sqrt(g_sq),
-        dead=1.0 - sum(int(np.count_nonzero(g)) for g in grads) / gn, ratio=ratio)
-    return with_histograms(sample, layer, bins) if bins else sample
-
-
-def with_histograms(sample: LayerSample, layer: Layer, bins: int) -> LayerSample:
-    """Fill ``sample``'s histograms from the layer's weights and gradients (now)."""
-    w, g = weights(layer), gradients(layer)
-    sample.weight_hist, sample.grad_hist = np.histogram(w, bins=bins), np.histogram(g, bins=bins)
-    return sample
+    """One layer's numbers now (``LayerStats`` of that layer alone); ``before`` is its
+    ``snapshot`` one optimiser step earlier. With ``bins``, also the histograms of its
+    weights and gradients."""
+    stats = LayerStats([layer])
+    samples = stats.sample(step, before)
+    if bins:
+        stats.histograms(samples, bins)
+    return samples[layer.name]

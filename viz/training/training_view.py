@@ -42,7 +42,7 @@ import numpy as np
 
 from .decision_grid import decision_grid
 from .graph_panel import GraphPanel
-from .layer_stats import layers_of, sample_layer, snapshot, with_histograms
+from .layer_stats import LayerStats, layers_of
 from .live_output import Frame, output_for
 from .svg_panels import PALETTE, boundary_map, histogram, line_chart, ratio_chart
 
@@ -97,15 +97,16 @@ class TrainingView:
         self.drawn_steps: list[int] = []
         self._last_draw = -math.inf
         self.layers = layers_of(model)
+        self._stats = LayerStats(self.layers)
         self.X, self.y = _arrays(data)
         self.steps: list[int] = []
         self.metrics: dict[str, list[float]] = {}
         self.sample_steps: list[int] = []
         self.samples: list[dict] = []
         self.frames = 0
-        self._before: tuple[int, list] | None = None  # (step, weights per layer) before a sample
         self._html: str | None = None
         self._html_at = None
+        self._arrays: dict[tuple, np.ndarray] = {}  # the curves' numbers so far, as arrays
         self._show = output_for(display)
         probe = self._probe()
         self._graph = GraphPanel(model, probe) if graph and probe is not None else None
@@ -129,7 +130,7 @@ class TrainingView:
                 self._record(name, value)
         if step % self.every:
             if step % self.every == self.every - 1:
-                self._before = (step, [snapshot(layer) for layer in self.layers])
+                self._stats.keep(step)
             return False
         self._sample(step)
         if time.perf_counter() - self._last_draw < self.interval:
@@ -146,13 +147,8 @@ class TrainingView:
         series.append(value if type(value) is float else _number(value))
 
     def _sample(self, step: int) -> None:
-        before = [None] * len(self.layers)
-        if self._before is not None and self._before[0] == step - 1:
-            before = self._before[1]
         self.sample_steps.append(step)
-        self.samples.append({layer.name: sample_layer(step, layer, b)
-                             for layer, b in zip(self.layers, before)})
-        self._before = None
+        self.samples.append(self._stats.sample(step))
 
     def close(self) -> None:
         """Draw the latest sample, with the curves up to the last step, if it was not drawn
@@ -207,9 +203,9 @@ class TrainingView:
 
     # --- drawing ---------------------------------------------------------------------
     def _draw(self) -> None:
-        """Draw the latest sample (its histograms are taken now, from the real weights)."""
-        for layer in self.layers[:MAX_HISTOGRAM_LAYERS]:
-            with_histograms(self.samples[-1][layer.name], layer, self.bins)
+        """Draw the latest sample (its histograms are taken now, from its weights and
+        gradients, which ``LayerStats`` keeps until the next sample)."""
+        self._stats.histograms(self.samples[-1], self.bins, MAX_HISTOGRAM_LAYERS)
         self.frames += 1
         self.drawn_steps.append(self.steps[-1])
         self._html, self._html_at = self._render(), (len(self.steps), len(self.sample_steps))
@@ -220,21 +216,41 @@ class TrainingView:
         self._show(Frame(self._html, f"TrainingView of {', '.join(l.name for l in self.layers)}"
                                      f", every {self.every} steps"))
 
+    def _grown(self, key: tuple, values: list, field: str | None = None) -> np.ndarray:
+        """``values`` (a list the view only appends to) as a float64 array, converting
+        only what was appended since the last frame: a frame late in a long run would
+        otherwise spend milliseconds turning thousands of recorded steps into arrays.
+        With ``field``, ``values`` are samples and the array holds that layer's field."""
+        done = self._arrays.get(key)
+        if done is None or len(done) > len(values):
+            done = np.empty(0)
+        if len(done) < len(values):
+            new = values[len(done):]
+            if field is not None:
+                new = [getattr(s[key[1]], field) for s in new]
+            done = self._arrays[key] = np.concatenate([done, np.asarray(new, np.float64)])
+        return done
+
     def _render(self) -> str:
         top = []
+        steps = self._grown(("steps",), self.steps)
         for name, values in self.metrics.items():
-            top.append(line_chart(name, name, self.steps, {name: values}))
+            top.append(line_chart(name, name, steps, {name: self._grown(("metric", name),
+                                                                         values)}))
         if self.samples:
-            top.append(ratio_chart(self.sample_steps, self.series("ratio"), self.guide))
+            ratios = {layer.name: self._grown(("ratio", layer.name), self.samples, "ratio")
+                      for layer in self.layers}
+            top.append(ratio_chart(self._grown(("sample_steps",), self.sample_steps), ratios,
+                                   self.guide))
         if self.X is not None and self.X.ndim == 2 and self.X.shape[1] == 2:
             top.append(self._boundary())
         hists = []
         if self.samples:
             last = self.samples[-1]
+            if last[self.layers[0].name].weight_hist is None:  # frame() of an undrawn sample
+                self._stats.histograms(last, self.bins, MAX_HISTOGRAM_LAYERS)
             for i, layer in enumerate(self.layers[:MAX_HISTOGRAM_LAYERS]):
                 s, color = last[layer.name], PALETTE[i % len(PALETTE)]
-                if s.weight_hist is None:  # frame() between two drawn samples
-                    with_histograms(s, layer, self.bins)
                 hists.append(histogram(f"weights {layer.name}", f"{layer.name} weights",
                                        *s.weight_hist, color=color))
                 hists.append(histogram(f"grads {layer.name}",

@@ -6,7 +6,15 @@ import math
 import numpy as np
 import pytest
 
-from viz.training.layer_stats import gradients, layers_of, sample_layer, snapshot, weights
+from viz.training.layer_stats import (
+    Histograms,
+    LayerStats,
+    gradients,
+    layers_of,
+    sample_layer,
+    snapshot,
+    weights,
+)
 
 from ._models import TensorMLP, moons, scalar_mlp, scalar_step, tensor_step
 
@@ -63,7 +71,7 @@ def test_ratio_is_std_of_the_update_over_std_of_the_weights():
     model = TensorMLP()
     X, y = moons()
     layer = layers_of(model)[1]
-    before, flat_before = snapshot(layer), weights(layer)
+    before = flat_before = snapshot(layer)
     tensor_step(model, X, y, lr=0.1)
     after = weights(layer)
     s = sample_layer(1, layer, before)
@@ -91,13 +99,102 @@ def test_a_model_without_parameters_is_refused():
         layers_of(object())
 
 
-def test_snapshot_is_a_copy_and_the_scalar_engine_is_one_array():
+def test_snapshot_is_a_flat_copy():
     model = TensorMLP()
     layer = layers_of(model)[0]
     kept = snapshot(layer)
-    assert [a.shape for a in kept] == [p.data.shape for p in layer.params]
+    np.testing.assert_array_equal(kept, weights(layer))
     model.fc1.weight.data[...] += 1.0
-    assert not np.array_equal(kept[0], model.fc1.weight.data)
-    scalar = layers_of(scalar_mlp())[0]
-    (flat,) = snapshot(scalar)
-    np.testing.assert_array_equal(flat, weights(scalar))
+    assert not np.array_equal(kept, weights(layer))
+
+
+@pytest.mark.parametrize("engine", ["scalar", "tensor"])
+def test_all_layers_at_once_equal_each_layer_alone(engine):
+    model = scalar_mlp() if engine == "scalar" else TensorMLP()
+    X, y = moons()
+    step_fn = scalar_step if engine == "scalar" else tensor_step
+    step_fn(model, X, y)
+    layers = layers_of(model)
+    stats = LayerStats(layers)
+    stats.keep(4)
+    befores = [weights(layer) for layer in layers]
+    step_fn(model, X, y)
+    together = stats.sample(5)
+    stats.histograms(together, bins=7)
+    for layer, before in zip(layers, befores):
+        alone = sample_layer(5, layer, before, bins=7)
+        s = together[layer.name]
+        for field in ("weight_std", "grad_std", "grad_abs_mean", "grad_norm", "dead", "ratio"):
+            assert getattr(s, field) == pytest.approx(getattr(alone, field), rel=1e-12), field
+        for mine, theirs in ((s.weight_hist, np.histogram(weights(layer), 7)),
+                             (s.grad_hist, np.histogram(gradients(layer), 7))):
+            np.testing.assert_array_equal(mine[0], theirs[0])
+            np.testing.assert_array_equal(mine[1], theirs[1])
+        assert s.ratio > 0
+
+
+def test_the_kept_weights_count_only_for_the_next_step():
+    model = TensorMLP()
+    X, y = moons()
+    stats = LayerStats(layers_of(model))
+    stats.keep(3)
+    tensor_step(model, X, y)
+    assert all(math.isnan(s.ratio) for s in stats.sample(5).values())  # kept at 3, not 4
+    stats.keep(5)
+    tensor_step(model, X, y)
+    assert all(s.ratio > 0 for s in stats.sample(6).values())
+    assert all(math.isnan(s.ratio) for s in stats.sample(7).values())  # used up
+
+
+def test_a_parameter_changing_shape_gives_a_sample_without_a_ratio():
+    model = TensorMLP()
+    stats = LayerStats(layers_of(model))
+    stats.keep(0)
+    model.fc3.bias.data = np.zeros(5, dtype=np.float32)
+    s = stats.sample(1)
+    assert all(math.isnan(x.ratio) for x in s.values()) and s["fc3"].weight_std > 0
+    assert s["fc3"].dead == 1.0  # (no gradient yet: zeros of the new shape)
+    stats.keep(1)
+    assert stats.sample(2)["fc3"].ratio == 0.0  # the new layout, kept and compared
+
+
+def test_histograms_of_diverged_weights_count_the_finite_ones():
+    model = TensorMLP()
+    layer = layers_of(model)[0]
+    model.fc1.weight.data[0, 0] = np.nan
+    model.fc1.weight.data[0, 1] = np.inf
+    s = sample_layer(0, layer, None, bins=5)
+    assert s.weight_hist[0].sum() == weights(layer).size - 2
+    assert math.isnan(s.weight_std)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("seed", range(6))
+def test_histograms_in_one_pass_are_numpys(seed, dtype):
+    rng = np.random.default_rng(seed)
+    parts = [rng.standard_normal(rng.integers(1, 300)) * 10.0 ** rng.integers(-8, 3)
+             for _ in range(5)]
+    parts[1][:] = 0.25                                        # one value: widened by 0.5
+    parts[2] = np.round(parts[2] * 4) / 4                     # values on the bin edges
+    parts[3] = np.concatenate([parts[3], [1e-300, -1e-300, 0.0]])
+    parts.append(np.array([3.0]))                             # a single value
+    bins = int(rng.integers(1, 40))
+    parts = [p.astype(dtype).astype(np.float64) for p in parts]
+    x = np.concatenate(parts).astype(dtype)
+    bounds = np.concatenate([[0], np.cumsum([len(p) for p in parts])]).tolist()
+    for (counts, edges), part in zip(Histograms(bounds, bins)(x), parts):
+        want_counts, want_edges = np.histogram(part, bins=bins)
+        np.testing.assert_array_equal(edges, want_edges)
+        np.testing.assert_array_equal(counts, want_counts)
+
+
+def test_histograms_after_a_change_of_shape_are_of_the_weights_now():
+    model = TensorMLP()
+    layers = layers_of(model)
+    stats = LayerStats(layers)
+    samples = stats.sample(0)
+    model.fc3.bias.data = np.arange(5, dtype=np.float32)
+    stats.keep(1)  # (a new layout: the sample's buffers are gone)
+    stats.histograms(samples, bins=4)
+    np.testing.assert_array_equal(samples["fc3"].weight_hist[0],
+                                  np.histogram(weights(layers[-1]), 4)[0])

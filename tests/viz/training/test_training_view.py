@@ -205,3 +205,33 @@ def test_displayed_frames_keep_one_text_from_first_to_last():
     assert len(shown) == 3 and len({repr(f) for f in shown}) == 1
     assert repr(shown[0]) == "TrainingView of fc1, fc2, fc3, every 1 steps"
     assert len({f.html for f in shown}) == 3
+
+
+def _points(html: str, panel: str) -> list[tuple[float, float]]:
+    import base64
+    import re
+
+    data = re.search(rf'data-panel="{panel}"[^>]*base64,([^"]+)"', html).group(1)
+    svg = base64.b64decode(data).decode()
+    found = re.search(r'points="([^"]+)"', svg)
+    return [tuple(map(float, p.split(","))) for p in found.group(1).split()] if found else []
+
+
+def test_each_frame_draws_every_step_and_sample_recorded_so_far():
+    # (the curves' arrays grow by what was appended since the last frame: each frame must
+    # still show all of them, and a metric first given late is padded, not shifted)
+    view = viz.TrainingView(TensorMLP(), every=2, display=None, interval=0)
+    losses = [3.0, 1.0, 2.0, 0.5, 0.25, 4.0, 1.5]
+    for step, loss in enumerate(losses):
+        view.update(step, loss=loss, lr=0.1 if step >= 3 else None)
+        html = view.frame()
+        if step == 0:
+            continue  # (one point is a dot)
+        loss_points = _points(html, "loss")
+        assert len(loss_points) == step + 1
+        heights = [y for _, y in loss_points]  # svg y grows downwards
+        assert np.argsort(heights).tolist() == np.argsort(-np.array(losses[:step + 1]),
+                                                          kind="stable").tolist()
+        if step >= 4:
+            lr_points = _points(html, "lr")  # steps 3.. (NaN before: no point)
+            assert [x for x, _ in lr_points] == [x for x, _ in loss_points][3:]
