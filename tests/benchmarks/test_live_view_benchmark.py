@@ -18,7 +18,9 @@ def test_the_live_view_benchmark_prints_both_ratios_at_both_thread_counts():
     out = proc.stdout
     assert "BLAS threads=1" in out
     for label in ("default BLAS threads", "1 BLAS thread"):
-        assert re.search(rf"^{label}: \d+ steps an epoch", out, re.M), out
-    ratios = re.findall(r"^  (live|samples only|every frame)/plain: \d+\.\d+x", out, re.M)
-    assert ratios == ["live", "samples only", "every frame"] * 2
+        assert re.search(rf"^{label}: \d+ steps an epoch, blocks of \d+ epochs, one model "
+                         rf"for all runs", out, re.M), out
+    ratios = re.findall(r"^  (hook only|live|samples only|every frame)/plain: \d+\.\d+x",
+                        out, re.M)
+    assert ratios == ["hook only", "live", "samples only", "every frame"] * 2
     assert len(re.findall(r"^  a frame costs -?\d+\.\d ms", out, re.M)) == 2

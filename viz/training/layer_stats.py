@@ -135,7 +135,9 @@ class LayerStats:
 
     The rows keep the latest sample's weights and gradients, so a frame drawn later takes
     its histograms from them (the numbers of the step it shows), and ``keep`` copies the
-    weights into a buffer of their own on the step before a sample, for the ratio.
+    weights into the update's row on the step before a sample, for the ratio, which the
+    sample then turns into the update in place (one buffer fewer for the caches to hold
+    while the model trains).
     """
 
     def __init__(self, layers: list[Layer]):
@@ -164,10 +166,10 @@ class LayerStats:
         dtype = np.dtype(np.float64) if self.scalar else np.result_type(
             np.float32, *(p.data.dtype for p in self._params))
         # rows: weights, gradients (together: one array to histogram), update, |gradients|
-        self._m = np.zeros((4, n), dtype)  # (zeros: the update row is summed unused)
+        self._m = np.zeros((4, n), dtype)  # (the update row is summed unused without a ratio)
         self._wg = self._m[:2].reshape(-1)
         self._w, self._g, self._d, self._a = self._m
-        self._kept = np.empty(n, dtype)
+        self._kept = self._d  # keep() copies there; the sample subtracts in place
         ones = np.ones(max(b - a for a, b in zip(self.bounds, ends)) if n else 0, dtype)
         bits = np.dtype(f"i{dtype.itemsize}")  # |g| read as integers: 0 exactly when g == ±0
         self._views = [(layer.name, b - a, self._m[:, a:b], ones[:b - a], self._w[a:b],
