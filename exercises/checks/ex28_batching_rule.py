@@ -74,7 +74,8 @@ def _direct(outer_batch, u, v, context):
         fail(f"{context}: out.value has shape {shape}, expected {want.shape} (batch, n, m)", hint)
     expect_close(out.value, want, what="out.value", context=context)
     if not (isinstance(saved, tuple) and len(saved) == 2 and saved[0] is u and saved[1] is v):
-        fail(f"{context} saved {fmt(tuple(type(s).__name__ for s in saved)) if isinstance(saved, tuple) else fmt(saved)}", SAVED)
+        kept = tuple(type(s).__name__ for s in saved) if isinstance(saved, tuple) else saved
+        fail(f"{context} saved {fmt(kept)}", SAVED)
 
 
 def _no_fallback(run, context):
@@ -102,9 +103,9 @@ def check_outer_batch(outer_batch):
     cases = [((0, 0), U, V), ((0, None), U, v0), ((None, 0), u0, V), ((1, 0), U.T.copy(), V)]
     for dims, a, b in cases:
         context = f"vmap(outer, in_dims={dims}) over {B} examples"
-        got = _no_fallback(lambda: call(vmap(outer, in_dims=dims), "vmap(outer)",
-                                        {"u": Tensor(a), "v": Tensor(b)},
-                                        hint_on_error=_hint_on_error, context=context), context)
+        got = _no_fallback(lambda dims=dims, a=a, b=b, context=context: call(
+            vmap(outer, in_dims=dims), "vmap(outer)", {"u": Tensor(a), "v": Tensor(b)},
+            hint_on_error=_hint_on_error, context=context), context)
         ua = [np.moveaxis(a, dims[0], 0)[k] if dims[0] is not None else a for k in range(B)]
         vb = [np.moveaxis(b, dims[1], 0)[k] if dims[1] is not None else b for k in range(B)]
         want = np.stack([np.multiply.outer(p, q) for p, q in zip(ua, vb)])

@@ -31,8 +31,8 @@ import math
 
 import numpy as np
 
-from ..engines.inplace import mark_modified
 from ..batching.randomness import check_fill
+from ..engines.inplace import mark_modified
 from ..random import get_rng, manual_seed, sample
 
 __all__ = [

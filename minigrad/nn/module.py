@@ -62,7 +62,8 @@ def _read_state_file(path: str) -> dict:
         raise ModelFileError(f"Module.load: {path!r} holds one numpy array (a .npy file), "
                              f"not a model; {expected}. The model's weights are unchanged.")
     if not head.startswith(_ZIP_MAGIC):
-        what = "is empty" if not head else "is damaged or not a model file (it is not a .npz archive)"
+        what = ("is empty" if not head
+                else "is damaged or not a model file (it is not a .npz archive)")
         raise ModelFileError(f"Module.load: {path!r} {what}; {expected}. "
                              "The model's weights are unchanged.")
     try:
@@ -76,7 +77,8 @@ def _read_state_file(path: str) -> dict:
         cause = exc
     except (zipfile.BadZipFile, EOFError, OSError, KeyError, zlib.error) as exc:
         cause = exc
-    raise ModelFileError(f"Module.load: {path!r} is damaged (truncated or overwritten?): {expected}; "
+    raise ModelFileError(f"Module.load: {path!r} is damaged (truncated or overwritten?): "
+                         f"{expected}; "
                          f"reading it failed with {type(cause).__name__}: {cause}. "
                          "The model's weights are unchanged.") from None
 

@@ -12,10 +12,10 @@ dirs) on temporary copies; screenshots go to the test's tmp folder."""
 
 from __future__ import annotations
 
-import pytest
-
 import shutil
 from pathlib import Path
+
+import pytest
 
 from . import test_lab_stepper
 from .test_lab_stepper import run_all, running_lab

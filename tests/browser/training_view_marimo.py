@@ -8,6 +8,7 @@ app = marimo.App()
 @app.cell
 def _():
     import numpy as np
+
     import minigrad.nn.functional as F
     import viz
     from minigrad import Tensor, nn

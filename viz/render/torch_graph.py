@@ -85,7 +85,8 @@ from .view import (
 
 __all__ = ["is_torch", "graph_view", "torch_view", "torch_symbol", "torch_op_name", "kit_op",
            "forward_name",
-           "walk_nodes", "number_nodes", "node_inputs", "node_outputs", "torch_node_name", "is_leaf_node",
+           "walk_nodes", "number_nodes", "node_inputs", "node_outputs", "torch_node_name",
+           "is_leaf_node",
            "host_array", "model_in_caller", "RELEASED", "NoGradInput", "saved_input",
            "read_saved", "Unreadable", "setting_text", "NOT_SAVED"]
 

@@ -47,6 +47,7 @@ import numpy as np
 
 from minigrad.formatting import DIGITS
 
+from .batches import EXAMPLE, batch_text, example, is_batched
 from .derivative_orders import order_class, select_orders
 from .multi_output import (
     OutputGrads,
@@ -56,7 +57,6 @@ from .multi_output import (
     output_nr,
     show_record,
 )
-from .batches import EXAMPLE, batch_text, example, is_batched
 from .numbers import (
     NO_GRAD,
     clip,

@@ -27,6 +27,7 @@ import numpy as np
 
 from minigrad.formatting import DIGITS, format_number
 
+from ..render.batches import example, is_batched, physical, shape_of, shape_text
 from ..render.derivative_orders import order_mark
 from ..render.multi_output import (
     OutputGrads,
@@ -38,7 +39,6 @@ from ..render.multi_output import (
     record_summary,
     unused_outputs,
 )
-from ..render.batches import example, is_batched, physical, shape_of, shape_text
 from ..render.numbers import NO_GRAD, format_array, format_shape, visible
 from ..render.view import is_node
 from .batch_steps import is_move, move_text, seed_note, shared_note, vmap_summary

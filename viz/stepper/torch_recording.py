@@ -42,8 +42,8 @@ How:
   ``AccumulateGrad`` Node is a leaf: what flows into it is the leaf's ``.grad``
   update (its ``before`` is the ``.grad`` the leaf already had: leaves accumulate).
   Pending counts are the graph's dependencies (how many edges that carry a gradient
-  lead into each Node); a Node is ready when its last one arrived.  Tensors are copied to numpy as they
-  are seen.  Every hook is removed afterwards, also when backward raises.
+  lead into each Node); a Node is ready when its last one arrived.  Tensors are
+  copied to numpy as they are seen.  Every hook is removed afterwards, also when backward raises.
 
 What it does to the user's graph: exactly what ``loss.backward(retain_graph=...)``
 does.  The leaves' ``.grad`` end as a plain backward leaves them (accumulated onto

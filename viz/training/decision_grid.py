@@ -82,7 +82,8 @@ def _scores(model, points: np.ndarray) -> np.ndarray:
 def _is_neuron_mlp(model) -> bool:
     layers = getattr(model, "layers", None)
     return bool(layers) and all(
-        hasattr(layer, "neurons") and all(hasattr(n, "w") and hasattr(n, "b") for n in layer.neurons)
+        hasattr(layer, "neurons")
+        and all(hasattr(n, "w") and hasattr(n, "b") for n in layer.neurons)
         for layer in layers)
 
 

@@ -267,7 +267,8 @@ class TrainingView:
                          f'gradient norm of the module they enter (blue small, red large, '
                          f'grey zero)</div>{as_img(svg, "graph")}</div>')
             elif self._graph.error:
-                graph = f'<p class="tv-note"><small>no graph: {escape(self._graph.error)}</small></p>'
+                error = escape(self._graph.error)
+                graph = f'<p class="tv-note"><small>no graph: {error}</small></p>'
         row = '<div style="display:flex;flex-wrap:wrap;gap:4px">'
         return (f'<div class="minigrad-training-view" style="font-family:sans-serif">'
                 f'<div class="tv-title" style="font-size:12px">{escape(self._text())}</div>'

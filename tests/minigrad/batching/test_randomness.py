@@ -7,8 +7,13 @@ import numpy as np
 import pytest
 
 from minigrad.batching import BatchedArray, BatchingError
-from minigrad.batching.randomness import (check_fill, draw_per_example, levels_of,
-                                          note_generator, same_draws_per_chunk)
+from minigrad.batching.randomness import (
+    check_fill,
+    draw_per_example,
+    levels_of,
+    note_generator,
+    same_draws_per_chunk,
+)
 from minigrad.batching.state import batching
 
 

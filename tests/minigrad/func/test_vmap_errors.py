@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import minigrad
 from minigrad import Tensor, Value
 from minigrad.batching import BatchingError, BatchingFallbackWarning
 from minigrad.func import vmap

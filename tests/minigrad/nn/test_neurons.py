@@ -62,7 +62,8 @@ def test_nn_mlp_is_the_micrograd_style_mlp_of_values():
     """``from micrograd.nn import MLP`` becomes ``from minigrad.nn import MLP`` (issue 31)."""
     from minigrad import Value
 
-    assert nn.MLP is ScalarMLP and nn.Neuron is Neuron and nn.Layer.__module__ == "minigrad.nn.neurons"
+    assert nn.MLP is ScalarMLP and nn.Neuron is Neuron
+    assert nn.Layer.__module__ == "minigrad.nn.neurons"
     model = nn.MLP(2, [16, 16, 1], rng=random.Random(0))
     out = model([2.0, -1.0])
     assert isinstance(out, Value)

@@ -9,8 +9,15 @@ import pytest
 import minigrad
 from minigrad import func
 from minigrad.batching import BatchedArray, BatchingError
-from viz.render.batches import (batch_sizes, batch_text, example, is_batched, physical,
-                                shape_of, shape_text)
+from viz.render.batches import (
+    batch_sizes,
+    batch_text,
+    example,
+    is_batched,
+    physical,
+    shape_of,
+    shape_text,
+)
 
 
 def _batch(shape=(5, 3), level=7, seed=0):

@@ -13,7 +13,14 @@ import numpy as np
 import pytest
 
 import viz
-from viz.render.torch_graph import RELEASED, NoGradInput, is_torch, torch_op_name, torch_symbol, torch_view
+from viz.render.torch_graph import (
+    RELEASED,
+    NoGradInput,
+    is_torch,
+    torch_op_name,
+    torch_symbol,
+    torch_view,
+)
 
 torch = pytest.importorskip("torch", reason="torch is optional: the torch view is tested with it")
 
