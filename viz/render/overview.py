@@ -31,6 +31,7 @@ Group boxes are view nodes with ``kind="group"``, a negative ``id`` and key ``g_
 from __future__ import annotations
 
 import dataclasses
+import weakref
 from collections import Counter
 
 from .dot import box_depth
@@ -97,10 +98,12 @@ def longest_chain(view: GraphView) -> int:
 
 
 class _Graph:
-    """Adjacency and signatures of a view, shared by every step below."""
+    """Adjacency and signatures of a view, shared by every step below.  It depends on
+    the view only, so it is made once per view (``_graph_of``); it keeps no reference
+    to the view itself, which lets the cache forget it with the view."""
 
     def __init__(self, view: GraphView):
-        self.view = view
+        self.nodes = view.nodes
         self.by_id = view.by_id
         self.order = [n.id for n in view.nodes]
         self.pos = {nid: k for k, nid in enumerate(self.order)}
@@ -132,8 +135,21 @@ def overview_view(view: GraphView, *, expand=(), fold: int = FOLD) -> GraphView:
         return _overview(view, expand, fold)
 
 
+#: each whole-graph view's ``_Graph``: an overview drawing opens several of its groups
+#: (``Graph.expanded``), each a new overview of the same view, and needs the signature
+#: pass once
+_GRAPHS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _graph_of(view: GraphView) -> _Graph:
+    g = _GRAPHS.get(view)
+    if g is None:
+        g = _GRAPHS[view] = _Graph(view)
+    return g
+
+
 def _overview(view: GraphView, expand, fold: int) -> GraphView:
-    g = _Graph(view)
+    g = _graph_of(view)
     wanted = {expand} if isinstance(expand, str) else set(expand or ())
     groups: list[_Group] = []
     _repeats(g, list(g.order), set(g.roots), wanted, groups)
@@ -330,7 +346,7 @@ def _leaf_groups(g: _Graph, item: dict) -> list:
     """Leaves (not roots, not in a unit) used by the same drawn boxes, ``REPEAT`` or more."""
     by_key: dict[tuple, list] = {}
     users: dict[int, set] = {}
-    for n in g.view.nodes:
+    for n in g.nodes:
         for p in n.inputs:
             users.setdefault(p, set()).add(item.get(n.id, n.id))
     for nid in g.order:
