@@ -19,7 +19,13 @@ line also gives its ratio to it, the view's cost with the harness's taken out), 
 sample, 4 frames an epoch; the difference from ``samples only`` is what drawing costs).
 They share one worker process and take turns in blocks of ``--block`` consecutive epochs
 (the order rotating from round to round), so a slow phase of the shared machine slows a
-whole round. Each live run keeps a clock of its own, as in a real run: the 0.25 s
+whole round. By default a block is one epoch (7 ms) and there are 300 rounds: each
+round's ratio compares epochs run milliseconds apart, and the median is of 299 of them.
+With blocks of 10 epochs and 25 rounds (this benchmark's default until then) the
+medians of runs of the same code on a quiet machine ranged over 1.01-1.13; with 300
+rounds of one epoch, over 1.066-1.076 (4 runs, 2 BLAS threads and 1).
+
+Each live run keeps a clock of its own, as in a real run: the 0.25 s
 throttle is wall time, and the time the other runs take between two of its blocks is
 taken off its clock (otherwise every block would start past its throttle and draw a
 frame: one every 10 epochs, where a run alone draws one every 0.25 s, some 20-40 epochs
@@ -32,7 +38,7 @@ the graph out (graphviz's ``dot``, once per view): the medians leave it out. Tar
 live/plain <= 1.10 at every 10 steps. One worker runs at the machine's default BLAS
 threads, one at a single thread.
 
-    python benchmarks/live_view.py [--rounds 15] [--block 10] [--every 10] [--quick]
+    python benchmarks/live_view.py [--rounds 300] [--block 1] [--every 10] [--quick]
 """
 
 from __future__ import annotations
@@ -185,8 +191,8 @@ def report(label: str, r: dict) -> list[str]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--rounds", type=int, default=15, help="blocks of each run")
-    ap.add_argument("--block", type=int, default=10, help="consecutive epochs a block")
+    ap.add_argument("--rounds", type=int, default=300, help="blocks of each run")
+    ap.add_argument("--block", type=int, default=1, help="consecutive epochs a block")
     ap.add_argument("--every", type=int, default=10, help="steps between frames")
     ap.add_argument("--quick", action="store_true", help="3 rounds of 1 epoch, 320 samples")
     ap.add_argument("--separate", action="store_true",
