@@ -54,6 +54,7 @@ from ..core.modes import STORE, unwatch, watch
 from ..core.op import OpExample, define_op, op_example, passthrough
 from ..engines.hooked import hook_name
 from ..engines.switches import count_packed
+from .forward_ad import flow_tangent, set_tangent, tangent_of
 
 __all__ = ["Packed", "SavedTensorHookError", "pack_saved", "unpacked_node", "UNPACK_OPS",
            "saved_hooks", "set_saved_hooks"]
@@ -248,11 +249,17 @@ def unpacked_node(source, value):
     """A node holding ``value`` whose gradient flows to ``source`` unchanged (op ``unpack``).
 
     Built as a constant by the one constructor (so it is announced and tagged with
-    the pass's derivative order), then given its op."""
+    the pass's derivative order), then given its op.  Under forward mode (``hessian``
+    is forward over reverse: tangents ride through this pass) it takes ``source``'s
+    tangent too, ``∂/∂x = 1``, as PyTorch's unpack restores a saved tensor's forward
+    gradient; without it the second derivative would lose this path silently."""
     node = source.engine_class.constant(value)
     if source.requires_grad:
         node.op = UNPACK_OPS["scalar" if value.__class__ is float else "tensor"]
         node.parents = (source,)
         node.requires_grad = True
         node.grads_fit_inputs = True
+        flow_tangent(node, node.op, node.parents, (), {})
+    elif tangent_of(source) is not None:
+        set_tangent(node, tangent_of(source))
     return node

@@ -12,7 +12,7 @@ from minigrad.autograd import SavedTensorHookError
 from minigrad.autograd.graph import saved_tensors_hooks
 from minigrad.autograd.saved import Packed
 from minigrad.batching import BatchedArray
-from minigrad.func import grad, vmap
+from minigrad.func import grad, hessian, vmap
 from minigrad.memory import ledger
 
 B, D, H = 5, 3, 2
@@ -212,3 +212,21 @@ def test_a_float16_pack_of_a_vmapped_graph_halves_its_saved_bytes():
     assert max(s.alive for s in ledger(loss).steps) * 2 == peak
     want = (1 - np.tanh(xs.data) ** 2) * np.exp(np.tanh(xs.data))
     np.testing.assert_allclose(xs.grad, 2 * want, rtol=2e-3)  # (two backward passes)
+
+
+@pytest.mark.parametrize("order", ["vmap(hessian)", "hessian(vmap)"])
+def test_hessian_and_vmap_under_copying_hooks_equal_the_unhooked_ones(order):
+    rng = np.random.default_rng(11)
+    xs = Tensor(rng.standard_normal((B, D)))
+
+    def f(x):
+        return (x.tanh() * x).exp().sum()
+
+    run = {"vmap(hessian)": lambda: vmap(hessian(f))(xs),
+           "hessian(vmap)": lambda: hessian(lambda x: vmap(f)(x).sum())(xs)}[order]
+    want = run()
+    seen = Seen()
+    with seen.hooks():
+        got = run()
+    np.testing.assert_array_equal(got.data, want.data)
+    assert (B, D) in [a.shape for a in seen.packed]
