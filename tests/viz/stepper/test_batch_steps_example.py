@@ -75,3 +75,12 @@ def test_nested_vmaps_step_through_the_chosen_pair():
     panels = _panels(s)
     want = f"example (1, 3) of 2 × 4: {format_array(xs[1, 3] ** 2, 4, None)}"
     assert any(want in p for p in panels)
+
+
+def test_the_inspector_names_the_example_its_values_are_from():
+    w, xs = _inputs(batch=5)
+    s = step_through(func.vmap(loss, in_dims=(None, 0)), w, xs, example=2, svg=FAKE_SVG)
+    info = {d["n"]: d for d in s.node_info()}
+    mul = next(n for n in s.frames.nodes if n.op is not None and n.op.name == "mul")
+    value = info[s.frames.name(mul)]["v"]
+    assert value.startswith(f"example 2 of 5: {format_array(xs[2] * w, 4, 60)}")
