@@ -14,7 +14,8 @@ class saved_tensors_hooks:
     backward rule as ``unpack_hook(packed)`` (lazily, when backward reaches the op,
     once per use).
 
-    ``value`` is a numpy array (``Tensor`` ops) or a float (``Value`` ops);
+    ``value`` is a numpy array (``Tensor`` ops) or a float (``Value`` ops); inside
+    ``vmap``, a batched value is the array of the whole batch, batch axes in front.
     ``unpack_hook`` must return one of the same shape and dtype, or the backward
     pass stops with an error naming the op, the node and the hooks.  Contexts nest
     (the innermost packs) and are per thread.  ``graph_memory`` counts what the graph

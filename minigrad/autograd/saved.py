@@ -13,6 +13,16 @@ What is packed: every numpy array (the ``Tensor`` engine) and every float (the
 ``save_for_backward`` included.  Anything else it saved (a shape, ``None``) is
 kept as it is.  Contexts nest; the innermost one packs, like PyTorch's.
 
+**Inside ``vmap``.**  There a saved value may be a batch (``minigrad.batching``:
+it looks like one example and holds them all).  It is packed *whole*: ``pack``
+gets the plain array of every example, batch axis in front (one per nested vmap,
+outermost first: ``every_example``), so a hook that measures or offloads sees all
+the memory the graph holds, not one example of it.  ``unpack`` must give back that
+array's shape and dtype, and it is made a batch of the same vmap levels again
+(``batching.array.rebatched``).  ``vmap(grad(f))``, ``grad(vmap(f))`` and nested
+vmaps all pack this way.  (PyTorch 2.13 refuses ``vmap(grad(f))`` under hooks:
+"torch.func.{grad, vjp, jacrev, hessian} don't yet support saved tensor hooks".)
+
 **How it is wired, and what it costs when unused.**  An active context is a
 watcher of new nodes at the last stage, ``STORE`` (``core/modes.py``), which
 calls ``pack_saved``: nothing new on the hot path.  The node's ``saved``
@@ -26,7 +36,8 @@ pass): one check per backward call when no hooks were ever used.
 **Derivatives of derivatives.**  A ``create_graph`` pass hands rules the saved
 inputs and output as graph nodes (``engines/higher_order.py``).  A packed one comes back from
 ``unpack`` as an array; if it is the very array that was saved, the node itself
-is used, otherwise a one-input ``unpack`` node holding the unpacked value,
+(for a batch: the same array of every example) is used, otherwise a one-input
+``unpack`` node holding the unpacked value,
 whose gradient flows to the input unchanged (PyTorch gives the unpacked tensor
 the original's ``grad_fn`` the same way).
 """
@@ -38,10 +49,12 @@ import threading
 
 import numpy as np
 
+from ..batching.array import BatchedArray, batch_levels, rebatched
 from ..core.modes import STORE, unwatch, watch
 from ..core.op import OpExample, define_op, op_example, passthrough
 from ..engines.hooked import hook_name
 from ..engines.switches import count_packed
+from .forward_ad import flow_tangent, set_tangent, tangent_of
 
 __all__ = ["Packed", "SavedTensorHookError", "pack_saved", "unpacked_node", "UNPACK_OPS",
            "saved_hooks", "set_saved_hooks"]
@@ -104,14 +117,25 @@ def _unpack_examples() -> list:
 
 
 def _packable(s) -> bool:
-    return isinstance(s, np.ndarray) or s.__class__ is float
+    return isinstance(s, (np.ndarray, BatchedArray)) or s.__class__ is float
+
+
+def _as_saved(s, value) -> bool:
+    """Whether ``value`` (an unpacked item) is the very value ``s`` (a node's data): the
+    same object, or, for a batch, a batch rebuilt around the same array of examples."""
+    if value is s:
+        return True
+    return (value.__class__ is BatchedArray and s.__class__ is BatchedArray
+            and value.every_example() is s.every_example())
 
 
 class Packed(tuple):
     """A node's ``saved`` after ``pack``: the packed items, the rest as they were.
 
     ``specs[k]`` is ``None`` for an item kept as it was, else the saved value's
-    ``(shape, dtype)`` (``None, None`` for a float): what ``unpack`` must give back.
+    ``(shape, dtype, levels)`` (``None, None, ()`` for a float): what ``unpack`` must
+    give back.  ``levels`` are a batch's vmap levels, outermost first (``()`` for a
+    plain array), and ``shape`` then is the whole batch's (``every_example``).
     ``roles[k]`` says which value item ``k`` was: ``-1`` the op's output, ``j`` its
     ``j``-th input, ``None`` anything else.  ``hook`` names the pair, for errors.
     """
@@ -151,11 +175,11 @@ class Packed(tuple):
                 out.append(v)
             else:
                 source = node if role < 0 else node.parents[role]
-                out.append(source if v is source.data else unpacked_node(source, v))
+                out.append(source if _as_saved(source.data, v) else unpacked_node(source, v))
         return out, derived
 
     def _checked(self, value, spec, k, node):
-        shape, dtype = spec
+        shape, dtype, levels = spec
         if hasattr(value, "engine_class"):  # a Tensor or Value: its data
             value = value.data
         if dtype is None:  # a float (the Value engine)
@@ -166,10 +190,15 @@ class Packed(tuple):
         else:
             if (isinstance(value, np.ndarray) and value.shape == shape
                     and value.dtype == dtype):
-                return value
+                return rebatched(value, levels) if levels else value
             got = (f"an array of shape {value.shape} and dtype {value.dtype}"
                    if isinstance(value, np.ndarray) else type(value).__name__)
             want = f"an array of shape {shape} and dtype {dtype}"
+            if levels:
+                n = len(levels)
+                axes = "the batch axis" if n == 1 else f"{n} batch axes"
+                want += (f" (a batch inside vmap: {axes} in front of one example's shape "
+                         f"{shape[n:]})")
         label = f" '{node.label}'" if node.label else ""
         raise SavedTensorHookError(
             f"saved_tensors_hooks: the unpack hook of {self.hook} returned {got} for saved "
@@ -202,8 +231,13 @@ def pack_saved(node) -> None:
                 continue
             role = -1 if s is data else next(
                 (j for j, p in enumerate(parents) if s is p.data), None)
+            levels = ()
+            if s.__class__ is BatchedArray:  # (inside vmap: the whole batch, packed as one)
+                levels = batch_levels(s)
+                s = s.every_example()
             items.append(pack(s))
-            specs.append((s.shape, s.dtype) if isinstance(s, np.ndarray) else (None, None))
+            specs.append((s.shape, s.dtype, levels) if isinstance(s, np.ndarray)
+                         else (None, None, ()))
             roles.append(role)
     finally:
         _HOOKS.stack = hooks
@@ -215,11 +249,17 @@ def unpacked_node(source, value):
     """A node holding ``value`` whose gradient flows to ``source`` unchanged (op ``unpack``).
 
     Built as a constant by the one constructor (so it is announced and tagged with
-    the pass's derivative order), then given its op."""
+    the pass's derivative order), then given its op.  Under forward mode (``hessian``
+    is forward over reverse: tangents ride through this pass) it takes ``source``'s
+    tangent too, ``∂/∂x = 1``, as PyTorch's unpack restores a saved tensor's forward
+    gradient; without it the second derivative would lose this path silently."""
     node = source.engine_class.constant(value)
     if source.requires_grad:
         node.op = UNPACK_OPS["scalar" if value.__class__ is float else "tensor"]
         node.parents = (source,)
         node.requires_grad = True
         node.grads_fit_inputs = True
+        flow_tangent(node, node.op, node.parents, (), {})
+    elif tangent_of(source) is not None:
+        set_tangent(node, tangent_of(source))
     return node

@@ -33,7 +33,8 @@ from ..core.standin import StandIn, count_live
 from .errors import BatchedAttributeError, BatchingError
 from .state import ACTIVE
 
-__all__ = ["BatchedArray", "PROTOCOL", "level_of", "physical", "move_batch", "batched_like"]
+__all__ = ["BatchedArray", "PROTOCOL", "level_of", "physical", "move_batch", "batched_like",
+           "batch_levels", "rebatched"]
 
 #: the batching rules, by protocol entry (``rules.py`` and ``fallback.py`` fill it in when the
 #: package is imported: they need this module's class, so it cannot import them)
@@ -293,3 +294,24 @@ def batched_like(value, level: int):
     if isinstance(value, np.generic):
         value = np.asarray(value)
     return BatchedArray(value, level)
+
+
+def batch_levels(x: BatchedArray) -> tuple:
+    """The vmap levels ``x`` is batched over, outermost first: the order of the batch axes
+    in front of ``x.every_example()``.  (A batch of level 7 inside one of level 3 has
+    levels ``(3, 7)``; a value the outer vmap never saw has ``(7,)``.)"""
+    levels = []
+    while isinstance(x, BatchedArray):
+        levels.append(x.level)
+        x = x.value
+    return tuple(reversed(levels))
+
+
+def rebatched(every: np.ndarray, levels: tuple):
+    """The inverse of ``every_example``: ``every`` (one batch axis in front per level,
+    outermost first) seen as a batch of ``levels`` again.  What a saved-tensor hook's
+    unpack gave back becomes the batch that was saved (``autograd/saved.py``)."""
+    x = every
+    for level in levels:
+        x = BatchedArray(x, level)
+    return x

@@ -316,6 +316,7 @@ def draw(
     orders=UNSET,
     overview=UNSET,
     expand=UNSET,
+    example=UNSET,
 ) -> Graph:
     """Draw the graph behind ``root`` (a Value/Tensor, a list of them, or a Tape), or
     PyTorch's backward graph behind a torch tensor (``viz.render.torch_graph``).
@@ -362,7 +363,10 @@ def draw(
       ``"all"`` (default: the forward graph and its gradients' graphs, each order
       with its own border colour, ``∂¹``/``∂²`` mark and legend entry),
       ``"gradient"`` (orders 1 and up) or e.g. ``(1, 2)``; the nodes of other
-      orders they use are drawn as faded stubs (see ``viz.render.derivative_orders``).
+      orders they use are drawn as faded stubs (see ``viz.render.derivative_orders``);
+    * ``example``: inside ``vmap`` a node stands for a whole batch and shows one
+      example's values, the first unless ``example=k`` picks another (nested vmaps: a
+      tuple, one index per vmap, outermost first); the card says ``example 2 of 5``.
 
     >>> from minigrad import Value
     >>> x = Value(2.0, label="x"); y = x * x; y.backward()
@@ -374,7 +378,7 @@ def draw(
         show_saved=show_saved, show_attrs=show_attrs, modules=modules, depth=depth,
         highlight=highlight, max_nodes=max_nodes, digits=digits, preview=preview,
         legend=legend, edge_labels=edge_labels, title=title, saved_values=saved_values,
-        layout=layout, orders=orders, overview=overview, expand=expand))
+        layout=layout, orders=orders, overview=overview, expand=expand, example=example))
     highlighted = _ids(opts.highlight)
     full = graph_view(root, options=opts, width=DRAW_WIDTH)  # (a torch tensor too)
     view = overview_of(full, opts, "draw")

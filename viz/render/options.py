@@ -24,6 +24,7 @@ from typing import Any
 
 from minigrad.formatting import DIGITS
 
+from .batches import check_example
 from .derivative_orders import check_orders
 from .numbers import check_options
 
@@ -80,6 +81,11 @@ class DisplayOptions:
     orders are shown, ``"all"`` (the forward graph and its gradients' graphs,
     each order in its own colour), ``"gradient"`` (orders 1 and up) or an order
     or tuple of orders such as ``(1, 2)``; see ``viz.render.derivative_orders``.
+
+    Inside ``vmap``: ``example`` says which example's values a batched node shows
+    (``None``: the first); an int, or under nested vmaps a tuple with one index per
+    vmap, outermost first.  Cards and the stepper's panel say ``example 2 of 5``; see
+    ``viz.render.batches``.
     """
 
     digits: int = DIGITS
@@ -105,6 +111,7 @@ class DisplayOptions:
     orders: Any = "all"
     overview: Any = "auto"
     expand: Any = ()
+    example: Any = None
 
     def __post_init__(self):
         _check("DisplayOptions", self._fields())
@@ -144,6 +151,8 @@ def _check(where: str, values: dict) -> None:
             and all(isinstance(x, str) for x in values["expand"]))):
         raise TypeError(f"{where}: expand takes a group's name or a list of names (strings), "
                         f"got {values['expand']!r}")
+    if "example" in values:
+        check_example(where, values["example"])
     if "layout" in values and values["layout"] not in LAYOUTS:
         raise ValueError(f"{where}: layout must be one of {LAYOUTS}, got {values['layout']!r}")
 

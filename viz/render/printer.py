@@ -83,6 +83,7 @@ def text(
     orders=UNSET,
     overview=UNSET,
     expand=UNSET,
+    example=UNSET,
 ) -> str:
     """The graph behind ``root`` (a Value/Tensor, a list of them, or a Tape) as a tree;
     a torch tensor gives PyTorch's backward graph (``viz.render.torch_graph``).
@@ -98,11 +99,12 @@ def text(
     (``viz.render.derivative_orders``); ``overview=True`` prints the overview
     ``viz.draw`` draws for a big graph (groups with counts, folded chains; ``expand=``
     opens groups, see ``viz.render.overview``), ``"auto"`` and ``False``: every node.
+    ``example`` picks the example shown of a node computed inside ``vmap`` (``viz.draw``).
     """
     opts = resolve("viz.text", options, dict(
         params=params, scopes=scopes, show_grad=show_grad, show_saved=show_saved,
         digits=digits, width=width, preview=preview, ids=ids, max_indent=max_indent,
-        orders=orders, overview=overview, expand=expand))
+        orders=orders, overview=overview, expand=expand, example=example))
     view = graph_view(root, options=opts)  # (a torch tensor too)
     return render_text(overview_of(view, opts, "viz.text"), options=opts)
 
@@ -174,7 +176,9 @@ def _line(n, ids: bool) -> str:
     if n.kind == "tensor" and n.shape is not None:  # (a multi-output op's node has none)
         parts.append(" · ".join(n.shape_lines))
     if n.data is not None:  # (a torch graph's op node: torch keeps no value there)
-        parts.append(f"{n.data_word.replace(' ', '_')}={n.data}")
+        # (inside vmap: example_2=..., the line says "batch of 5" already)
+        word = "data" if n.example is None else n.example.split(" of ")[0]
+        parts.append(f"{word.replace(', ', ',').replace(' ', '_')}={n.data}")
     if n.grad is not None:
         parts.append(f"grad={n.grad}")
     if n.kind == "group":  # a box of the overview: what it holds

@@ -118,8 +118,13 @@ def _torch_type(obj) -> bool:
 
 def graph_view(root, *, options: DisplayOptions | None = None, **keywords) -> GraphView:
     """The view of ``root``: ``torch_view`` for torch tensors, else ``build_view``."""
-    reader = torch_view if is_torch(root) else build_view
-    return reader(root, options=options, **keywords)
+    if is_torch(root):
+        if options is not None and options.example is not None:
+            raise ValueError(f"viz: example={options.example!r} picks one example of a batch "
+                             f"computed inside minigrad.func.vmap; a torch graph has no such "
+                             f"batch")
+        return torch_view(root, options=options, **keywords)
+    return build_view(root, options=options, **keywords)
 
 
 def torch_symbol(name: str) -> str | None:

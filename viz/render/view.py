@@ -47,7 +47,7 @@ import numpy as np
 
 from minigrad.formatting import DIGITS
 
-from .batches import EXAMPLE, batch_text, example, is_batched
+from .batches import FIRST, Examples, batch_text, choose_example, is_batched
 from .derivative_orders import order_class, select_orders
 from .multi_output import (
     OutputGrads,
@@ -160,8 +160,10 @@ class ViewNode:
     multi: bool | None = None  # several outputs (class ``multi``); None: ask ``node``
     detail: tuple = ()  # a group box's lines under its title (kind "group": viz.render.overview)
     #: inside ``vmap``: "batch of 5 → (5, 3)" (``shape`` is one example's, ``data`` shows
-    #: example 0; ``viz.render.batches``); None for a plain value
+    #: one example; ``viz.render.batches``); None for a plain value
     batch: str | None = None
+    #: inside ``vmap``: which example ``data`` shows, "example 2 of 5" (``example=``)
+    example: str | None = None
 
     @property
     def shape_lines(self) -> list[str]:
@@ -173,8 +175,9 @@ class ViewNode:
 
     @property
     def data_word(self) -> str:
-        """What the data row starts with: ``data``, or inside ``vmap`` the example shown."""
-        return "data" if self.batch is None else f"example {EXAMPLE}"
+        """What the data row starts with: ``data``, or inside ``vmap`` the example shown
+        (``example 2 of 5``)."""
+        return "data" if self.example is None else self.example
 
     @property
     def classes(self) -> str:
@@ -222,7 +225,7 @@ class Cluster:
 class GraphView:
     """Nodes, edges and clusters of a graph; see the module docstring."""
 
-    def __init__(self, nodes, edges, roots, clusters, notes=()):
+    def __init__(self, nodes, edges, roots, clusters, notes=(), examples: Examples = FIRST):
         self.nodes: list[ViewNode] = nodes
         self.edges: list[ViewEdge] = edges
         self.roots: tuple[int, ...] = roots
@@ -231,6 +234,9 @@ class GraphView:
         #: what the reader of this graph could not show, said once each (a torch graph's
         #: released saved tensors, ``viz.render.torch_graph``); the text tree prints them
         self.notes: tuple[str, ...] = tuple(notes)
+        #: inside ``vmap``: which example of each batch the nodes show (``example=``), for
+        #: the texts written later from the same graph (the stepper's panel and grads)
+        self.examples: Examples = examples
 
     def node(self, which) -> ViewNode:
         """Look a node up by graph node, integer id or key ``"n_<id>"``."""
@@ -247,13 +253,14 @@ class GraphView:
         return f"<GraphView {len(self.nodes)} nodes, {len(self.edges)} edges>"
 
 
-def grad_label(data, grad, *, digits: int = DIGITS, preview: int = 6, width: int | None = DRAW_WIDTH
-               ) -> str:
+def grad_label(data, grad, *, digits: int = DIGITS, preview: int = 6,
+               width: int | None = DRAW_WIDTH, examples: Examples = FIRST) -> str:
     """The exact ``grad …`` text ``viz.draw`` writes in a node holding ``data``.
 
     ``grad`` is any gradient value for that node (``None``: not computed,
     ``grad —``).  Tensors with at most ``preview`` elements show their values
     on one line; bigger ones show the gradient's L2 norm (``grad norm 9.4868``).
+    Inside ``vmap``, one example's: ``examples`` (``GraphView.examples``) says which.
     The stepper uses this to rewrite the text as gradients flow in, so pass the
     same ``digits``/``preview`` as to ``draw``.
     """
@@ -261,8 +268,8 @@ def grad_label(data, grad, *, digits: int = DIGITS, preview: int = 6, width: int
         return f"grad {NO_GRAD}"
     grad = _raw(grad)
     if is_batched(grad) or is_batched(data):  # inside vmap: one example's gradient
-        g = example(grad)
-        word = f"grad (example {EXAMPLE})" if is_batched(grad) else "grad"
+        g = examples.of(grad)
+        word = f"grad ({examples.short(grad)})" if is_batched(grad) else "grad"
         if g.size <= preview:
             return f"{word} " + format_array(g, digits, width, preview)
         return f"{word} norm " + format_number(_norm(g), digits)
@@ -401,6 +408,7 @@ def build_view(
     preview: int = UNSET,
     saved_values: dict | None = UNSET,
     orders=UNSET,
+    example=UNSET,
 ) -> GraphView:
     """Walk the graph behind ``roots`` (iteratively) into a ``GraphView``.
 
@@ -418,10 +426,13 @@ def build_view(
     in for what a node's backward already released: ``viz.Stepper`` passes
     the values it kept at record time, so a replay shows what backward used.
     ``orders`` keeps some derivative orders only (``viz.render.derivative_orders``).
+    ``example`` picks the example a node computed inside ``vmap`` shows
+    (``viz.render.batches``; default: the first).
     """
     opts = resolve("viz", options, dict(
         params=params, scopes=scopes, show_grad=show_grad, show_saved=show_saved,
-        digits=digits, width=width, preview=preview, saved_values=saved_values, orders=orders))
+        digits=digits, width=width, preview=preview, saved_values=saved_values, orders=orders,
+        example=example))
     with collector_paused():
         return _build(roots, opts)
 
@@ -465,17 +476,19 @@ def _build(roots, opts) -> GraphView:
 
     nodes, edges = [], []
     orders = derivative_orders(order)
+    examples = FIRST if opts.example is None else choose_example(
+        [v for n in order for v in (n.data, _raw(n.grad))], opts.example)
     for node in order:
-        vn = _view_node(node, node.id in root_set, names, scope_of, opts)
+        vn = _view_node(node, node.id in root_set, names, scope_of, opts, examples)
         vn.order = orders[node.id]
         nodes.append(vn)
         for slot, parent in enumerate(node.parents):
             edges.append(ViewEdge(node.id, parent.id, slot, edge_output_nr(node, slot)))
     nodes, edges, root_ids = select_orders(nodes, edges, root_ids, opts.orders)
-    return GraphView(nodes, edges, root_ids, _clusters(nodes, scopes))
+    return GraphView(nodes, edges, root_ids, _clusters(nodes, scopes), examples=examples)
 
 
-def _view_node(node, is_root, names, scope_of, opts):
+def _view_node(node, is_root, names, scope_of, opts, examples=FIRST):
     digits, width, preview = opts.digits, opts.width, opts.preview
     op = node.op
     leaf = op is None
@@ -512,22 +525,24 @@ def _view_node(node, is_root, names, scope_of, opts):
     )
     show_grad = opts.show_grad and (requires_grad or grad is not None)
     if show_grad:
-        vn.grad_label = grad_label(data, grad, digits=digits, preview=preview, width=width)
+        vn.grad_label = grad_label(data, grad, digits=digits, preview=preview, width=width,
+                                   examples=examples)
     if tensor:
         vn.shape = format_shape(data.shape)
         vn.dtype = str(data.dtype)
         vn.size = int(data.size)
         no_value = getattr(data, "no_value", False)  # (a traced program's value: jit)
         vn.tiny = vn.size <= preview and not no_value
-        if batched:  # (a batch is never made one plain array: its first example is shown)
+        if batched:  # (a batch is never made one plain array: one example is shown)
             vn.batch = batch_text(data)
-            data = example(data)
+            vn.example = examples.word(data)
+            data = examples.of(data)
         vn.data = "(no value)" if no_value else format_array(data, digits, width, preview)
         if show_grad:
             if grad is None:
                 vn.grad = NO_GRAD
             else:
-                g = example(grad)
+                g = examples.of(grad)
                 vn.grad = format_array(g, digits, width, preview)
                 vn.grad_norm = format_number(_norm(g), digits)
     else:

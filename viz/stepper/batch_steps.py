@@ -14,6 +14,10 @@ axis ``dim`` (``out_dims``).  The words for them are written here:
 * the creation of a ``move_batch`` node says what moved (``move_text``);
 * backward: an input shared by every example gets the *sum* of the examples'
   contributions, as for any input broadcast over an axis (``shared_note``).
+
+The values a step shows are one example's: the first, or the one ``example=`` picks
+(``step_through(vmap(f), *inputs, example=2)``: "example 2 of 5"; the frames' view holds
+the choice, ``GraphView.examples``, and the panel and the drawn grads read it).
 """
 
 from __future__ import annotations

@@ -187,7 +187,7 @@ class Frames:
         # (element id, child, parent, slot)
         self.edges = [(e.key, by_id[e.child], by_id[e.parent], e.slot) for e in self.view.edges]
         self.edge_ids = [e[0] for e in self.edges]
-        self.say = Narrator(self.name, self.options.digits)
+        self.say = Narrator(self.name, self.options.digits, self.view.examples)
         self.elements = tuple(self.node_ids + self.edge_ids)
         self._created = replay.forward
         self._events = replay.events

@@ -27,7 +27,7 @@ import numpy as np
 
 from minigrad.formatting import DIGITS, format_number
 
-from ..render.batches import example, is_batched, physical, shape_of, shape_text
+from ..render.batches import FIRST, Examples, is_batched, physical, shape_of, shape_text
 from ..render.derivative_orders import order_mark
 from ..render.multi_output import (
     OutputGrads,
@@ -53,16 +53,18 @@ def fmt_num(x, digits: int = DIGITS) -> str:
     return format_number(float(x), digits)
 
 
-def fmt_value(x, max_items: int = 6, digits: int = DIGITS) -> str:
-    """A float as ``fmt_num``; an array as its values when tiny, else shape and a preview."""
+def fmt_value(x, max_items: int = 6, digits: int = DIGITS, examples: Examples = FIRST) -> str:
+    """A float as ``fmt_num``; an array as its values when tiny, else shape and a preview.
+    Inside ``vmap``, both shapes and one example's values (``examples`` says which)."""
     if x is None:
         return "None"
     if isinstance(x, (OutputGrads, Outputs)):  # a multi-output op's: one per output
-        return output_grads_text(x, lambda g: fmt_value(g, max_items, digits))
+        return output_grads_text(x, lambda g: fmt_value(g, max_items, digits, examples))
     if is_node(x):  # a gradient after create_graph=True: a node; its value
         x = x.data
     if is_batched(x):  # inside vmap: both shapes, then one example (viz.render.batches)
-        return f"{shape_text(x)}; example 0: {fmt_value(example(x), max_items, digits)}"
+        return (f"{shape_text(x)}; {examples.word(x)}: "
+                f"{fmt_value(examples.of(x), max_items, digits)}")
     if isinstance(x, np.ndarray) or hasattr(x, "shape") and hasattr(x, "dtype"):
         a = np.asarray(x)
         if a.ndim == 0:
@@ -314,12 +316,14 @@ class Narrator:
     """Writes the panel text of each step.
 
     ``name(node)`` names a node (``Frames.name``: read off the ``GraphView``);
-    ``digits`` is the number of decimals every number gets.
+    ``digits`` is the number of decimals every number gets; ``examples`` which example
+    of a batch inside ``vmap`` the values are read from (``GraphView.examples``).
     """
 
-    def __init__(self, name=node_name, digits: int = DIGITS):
+    def __init__(self, name=node_name, digits: int = DIGITS, examples: Examples = FIRST):
         self.name = name
         self.digits = digits
+        self.examples = examples
 
     def _inputs(self, node) -> list[str]:
         """Every input of ``node`` by name, in slot order (``input_name``)."""
@@ -329,7 +333,7 @@ class Narrator:
         return fmt_num(x, self.digits)
 
     def value(self, x) -> str:
-        return fmt_value(x, digits=self.digits)
+        return fmt_value(x, digits=self.digits, examples=self.examples)
 
     def grad(self, g) -> str:
         """A gradient; ``None`` (nothing flowed in yet) reads ``—``, "not computed", as

@@ -35,6 +35,8 @@ def node_info(frames, options) -> list[dict]:
             continue
         name = frames.name(node)
         value = vn.data if vn.data is not None else "(not kept)"
+        if vn.example is not None:  # inside vmap: which example's values these are
+            value = f"{vn.example}: {value}"
         if vn.shape is not None:
             value = f"{value}  (shape {vn.shape}, {vn.dtype})"
         out.append({"e": index[key], "n": name, "k": _kind(vn), "v": value,

@@ -28,6 +28,7 @@ import numpy as np
 
 from minigrad.formatting import DIGITS
 
+from ..render.batches import FIRST, Examples
 from ..render.options import DisplayOptions, resolve
 from ..render.view import grad_label, node_key, param_names
 from .cursor import StepperState
@@ -59,13 +60,16 @@ class GradText:
     ``ṫ 0.4200``.
     """
 
-    def __init__(self, digits: int = DIGITS, preview: int = 6, word: str = "grad"):
+    def __init__(self, digits: int = DIGITS, preview: int = 6, word: str = "grad",
+                 examples: Examples = FIRST):
         self.digits, self.preview, self.word = digits, preview, word
+        self.examples = examples  # inside vmap: the example the drawing shows
 
     def __call__(self, node, g) -> str:
         if isinstance(g, Badged):
             return f"{self(node, g.value)} · {g.note}"
-        text = grad_label(node.data, g, digits=self.digits, preview=self.preview)
+        text = grad_label(node.data, g, digits=self.digits, preview=self.preview,
+                          examples=self.examples)
         return text if self.word == "grad" else self.word + text[len("grad"):]
 
 
@@ -163,7 +167,8 @@ class Stepper:
             changes["saved_values"] = kept
         #: the ``DisplayOptions`` the drawing and the panel use
         self.options = opts.replace(**changes)
-        self.grad_text = GradText(opts.digits, opts.preview, "ṫ" if forward_mode else "grad")
+        self.grad_text = GradText(opts.digits, opts.preview, "ṫ" if forward_mode else "grad",
+                                  self.frames.view.examples)
         self._gcache: dict = {}
         self._positions = {node_key(n): i for i, n in enumerate(self.frames.nodes)}
         self._svg = svg

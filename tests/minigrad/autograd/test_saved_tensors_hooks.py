@@ -290,3 +290,47 @@ def test_a_recorded_backward_notes_each_release_without_changing_the_events():
     freed = [e for _, e in tape.notes if e.kind == "freed"]
     assert sorted(e.node.id for e in freed) == sorted(n.id for n in ops)
     assert {e.kind for e in tape.events} <= {"created", "seeded", "visit", "contribute"}
+
+
+@pytest.mark.parametrize("pack", [lambda a: a, lambda a: a.copy()],
+                         ids=["same array", "a copy"])
+def test_hessian_forward_over_reverse_through_packed_values_equals_the_unhooked_one(pack):
+    """``hessian`` runs forward mode through a ``create_graph`` pass: an unpacked copy
+    stands in as an ``unpack`` node, which must carry its source's tangent (PyTorch's
+    unpack restores the forward gradient too) or the Hessian silently loses a term."""
+    x = Tensor(np.array([0.3, -0.8, 1.2]))
+
+    def f(x):
+        return (x.tanh() * x).exp().sum()
+
+    want = minigrad.func.hessian(f)(x)
+    with saved_tensors_hooks(pack, lambda a: a):
+        got = minigrad.func.hessian(f)(x)
+    np.testing.assert_array_equal(got.data, want.data)
+
+
+def test_an_unpacked_copy_of_a_dual_tensor_keeps_its_tangent():
+    from minigrad.autograd import forward_ad
+
+    x = Tensor(np.array([0.3, -0.5]), requires_grad=True)
+    with forward_ad.dual_level():
+        xd = forward_ad.make_dual(x, np.ones(2))
+        with saved_tensors_hooks(lambda a: a.copy(), lambda a: a):
+            y = xd.exp().sum()
+        (g,) = grad(y, [xd], create_graph=True)
+        tangent = forward_ad.unpack_dual(g).tangent
+    np.testing.assert_allclose(tangent, np.exp(x.data))  # d/dt of exp(x + t) at t = 0
+
+
+def test_an_unpacked_copy_of_an_input_needing_no_grad_keeps_its_tangent_too():
+    from minigrad.autograd import forward_ad
+
+    x = Tensor(np.array([0.3, -0.5]), requires_grad=True)
+    c = Tensor(np.array([2.0, 3.0]))  # no grad, but a tangent
+    with forward_ad.dual_level():
+        cd = forward_ad.make_dual(c, np.array([1.0, -1.0]))
+        with saved_tensors_hooks(lambda a: a.copy(), lambda a: a):
+            y = (x * cd).sum()
+        (g,) = grad(y, [x], create_graph=True)  # g = c, so its tangent is c's
+        tangent = forward_ad.unpack_dual(g).tangent
+    np.testing.assert_array_equal(tangent, [1.0, -1.0])

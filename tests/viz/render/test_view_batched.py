@@ -28,7 +28,7 @@ def test_a_batched_node_shows_both_shapes_and_its_first_example():
     assert mul.kind == "tensor"
     assert mul.shape == "(3,)" and mul.batch == "batch of 5 → (5, 3)"
     assert mul.shape_lines == ["(3,) float64 per example", "batch of 5 → (5, 3)"]
-    assert mul.data_word == "example 0"
+    assert mul.data_word == "example 0 of 5"
     expected = xs.data[0] * w.data  # (the product, example 0)
     assert mul.data == format_array(expected)
     plain = view.node(w)
@@ -61,7 +61,7 @@ def test_the_built_in_layout_draws_the_same_batch_rows():
     svg = viz.draw(out, layout="builtin").svg()
     assert "(3,) float64 per example" in svg
     assert "batch of 6 → (6, 3)" in svg
-    assert "example 0 [" in svg
+    assert "example 0 of 6 [" in svg
 
 
 def test_a_saved_batch_is_shown_by_its_shapes():

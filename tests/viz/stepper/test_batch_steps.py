@@ -62,7 +62,7 @@ def test_each_op_shows_one_examples_shape_and_the_batch_shape():
     assert "axis 0 of x is the batch axis: 5 examples, each of shape (3,)" in into
     mul = next(p for p in panels if p.split("\n")[1].startswith("mul:"))
     assert "(3,) per example · batch of 5 → (5, 3)" in mul
-    assert f"example 0: {format_array(xs[0] * w, 4, None)}" in mul
+    assert f"example 0 of 5: {format_array(xs[0] * w, 4, None)}" in mul
     out = next(p for p in panels if "vmap out:" in p)
     assert "stacked along axis 0 (out_dims=0)" in out and "has shape (5,)" in out
 
@@ -95,7 +95,7 @@ def test_vmap_of_grad_steps_through_its_per_example_backward():
     # grad's copy of w ends with one gradient per example; example 0's is loss's at xs[0]
     t0 = np.tanh(xs[0] * w)
     first = format_array((1 - t0 ** 2) * xs[0], 4, None)
-    assert f".grad = {per_example}; example 0: {first}" in backward[-1]
+    assert f".grad = {per_example}; example 0 of 5: {first}" in backward[-1]
     w_leaf = next(n for n in s.frames.nodes if n.label == "w")
     assert "batch axis 0 of x;" in s.frames[0].text  # (named after loss's parameters)
     copy = next(n for n in s.frames.nodes if n.op is None and n.data is w_leaf.data
