@@ -133,19 +133,21 @@ class Packed(tuple):
     """A node's ``saved`` after ``pack``: the packed items, the rest as they were.
 
     ``specs[k]`` is ``None`` for an item kept as it was, else the saved value's
-    ``(shape, dtype, levels)`` (``None, None, ()`` for a float): what ``unpack`` must
-    give back.  ``levels`` are a batch's vmap levels, outermost first (``()`` for a
-    plain array), and ``shape`` then is the whole batch's (``every_example``).
+    ``(shape, dtype)`` (``None, None`` for a float): what ``unpack`` must give back.
+    ``levels[k]`` are a batch's vmap levels, outermost first (``()`` for a plain array
+    or a float), and ``shape`` then is the whole batch's (``every_example``).
     ``roles[k]`` says which value item ``k`` was: ``-1`` the op's output, ``j`` its
     ``j``-th input, ``None`` anything else.  ``hook`` names the pair, for errors.
     """
 
-    def __new__(cls, items, unpack, hook: str, specs: tuple, roles: tuple):
+    def __new__(cls, items, unpack, hook: str, specs: tuple, roles: tuple,
+                levels: tuple | None = None):
         self = super().__new__(cls, items)
         self.unpack_hook = unpack
         self.hook = hook
         self.specs = specs
         self.roles = roles
+        self.levels = levels if levels is not None else ((),) * len(specs)
         count_packed(1)
         return self
 
@@ -158,9 +160,9 @@ class Packed(tuple):
     def unpack(self, node) -> tuple:
         """The saved values, each packed one through ``unpack`` (called once each) and checked."""
         out = []
-        for k, (item, spec) in enumerate(zip(self, self.specs)):
+        for k, (item, spec, levels) in enumerate(zip(self, self.specs, self.levels)):
             out.append(item if spec is None else
-                       self._checked(self.unpack_hook(item), spec, k, node))
+                       self._checked(self.unpack_hook(item), spec, levels, k, node))
         return tuple(out)
 
     def as_nodes(self, node) -> tuple[list, bool]:
@@ -178,8 +180,8 @@ class Packed(tuple):
                 out.append(source if _as_saved(source.data, v) else unpacked_node(source, v))
         return out, derived
 
-    def _checked(self, value, spec, k, node):
-        shape, dtype, levels = spec
+    def _checked(self, value, spec, levels, k, node):
+        shape, dtype = spec
         if hasattr(value, "engine_class"):  # a Tensor or Value: its data
             value = value.data
         if dtype is None:  # a float (the Value engine)
@@ -220,7 +222,7 @@ def pack_saved(node) -> None:
         return
     pack, unpack = hooks[-1]
     data, parents = node.data, node.parents
-    items, specs, roles = [], [], []
+    items, specs, roles, batches = [], [], [], []
     _HOOKS.stack = ()
     try:
         for s in saved:
@@ -228,6 +230,7 @@ def pack_saved(node) -> None:
                 items.append(s)
                 specs.append(None)
                 roles.append(None)
+                batches.append(())
                 continue
             role = -1 if s is data else next(
                 (j for j, p in enumerate(parents) if s is p.data), None)
@@ -236,13 +239,13 @@ def pack_saved(node) -> None:
                 levels = batch_levels(s)
                 s = s.every_example()
             items.append(pack(s))
-            specs.append((s.shape, s.dtype, levels) if isinstance(s, np.ndarray)
-                         else (None, None, ()))
+            specs.append((s.shape, s.dtype) if isinstance(s, np.ndarray) else (None, None))
             roles.append(role)
+            batches.append(levels)
     finally:
         _HOOKS.stack = hooks
     name = f"({hook_name(pack)}, {hook_name(unpack)})"
-    node.saved = Packed(items, unpack, name, tuple(specs), tuple(roles))
+    node.saved = Packed(items, unpack, name, tuple(specs), tuple(roles), tuple(batches))
 
 
 def unpacked_node(source, value):
