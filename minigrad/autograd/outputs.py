@@ -105,4 +105,5 @@ def multi_vjp(rule):
 
     vjp.__name__ = getattr(rule, "__name__", "vjp")
     vjp.__doc__ = rule.__doc__
+    vjp.__wrapped__ = rule  # its signature is the rule's: it names the saved values
     return vjp

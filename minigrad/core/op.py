@@ -32,6 +32,10 @@ registers it):
     one tangent or ``None`` per input, returning the output's tangent.
   - ``linear=True``: the output is linear in the inputs jointly (sum, reshape,
     indexing, cat), so the tangent is the forward itself run on the tangents.
+* What each saved value is called is read off the rules themselves: the parameter
+  names after ``g`` (``def _sum_grad(g, shape, ...)`` saves a ``shape``), so the
+  drawing says ``shape = (3, 4)`` where it would say ``saved[0]`` (``saved_names``).
+  The math is written once, so its names are too: there is no table of them.
 * ``symbol`` and ``formulas``: what the renderers and the step-through panel
   show, e.g. ``"×"`` and ``("∂/∂a = b", "∂/∂b = a")``, one formula per input
   (a variadic op gives one formula that speaks of every input, ``xₖ``).
@@ -91,8 +95,10 @@ checks the source).
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from .standin import StandInRefused, per_example
@@ -235,6 +241,54 @@ class Op:
             return self.forward(*inputs, **attrs)[0]
         except StandInRefused:  # a batch (inside vmap) this forward cannot take
             return batched_forward(self, inputs, attrs)[0]
+
+    def saved_names(self, count: int) -> tuple[str, ...] | None:
+        """The names of the ``count`` values this op's forward saved, read off its rules.
+
+        Every rule is called as ``rule(g, *saved, **attrs)``, so a rule written
+        ``def grad(g, shape, axis=None, keepdims=False)`` names its first saved value
+        ``shape`` (``axis`` and ``keepdims`` come in as settings, past ``count``).  A
+        rule ending in ``*lengths`` names the rest ``lengths[0]``, ``lengths[1]`` ...
+        Rules that say nothing (``passthrough``, ``*saved``) are skipped; if no rule
+        speaks, if one cannot name them all, or if two disagree, the answer is
+        ``None`` and a reader shows the index instead (``saved[0]``).  A custom
+        ``Function``'s values are PyTorch's ``saved_tensors[k]``.
+        """
+        if self.function is not None:
+            return tuple(f"saved_tensors[{k}]" for k in range(count))
+        # Each rule that speaks gives one full answer; they must all give the same one
+        # (``div``'s two rules both say ``(b, out)``; a rule past ``count`` lists the
+        # settings it takes as keywords, which are not saved values).
+        found = set()
+        for names, rest in self._rule_params:
+            if len(names) < count and rest is None:
+                return None  # the rule takes the rest as ``*saved``: it does not say
+            found.add(names[:count] + tuple(f"{rest}[{k}]" for k in range(count - len(names))))
+        return found.pop() if len(found) == 1 else None
+
+    @cached_property
+    def _rule_params(self) -> list:
+        """``(names, rest)`` of each rule that names what it takes, read once per op:
+        the positional parameters after ``g``, and the name of a ``*rest`` (``None``
+        when there is none, or when it is the convention's own ``*saved``)."""
+        out = []
+        for rule in self.grads or (self.vjp,):
+            try:
+                params = list(inspect.signature(rule).parameters.values())[1:]
+            except (TypeError, ValueError):  # (a builtin with no signature says nothing)
+                continue
+            # stop at the first parameter that cannot be filled by position: a
+            # ``*rest`` (which names what is left) or a keyword-only setting
+            names, rest = [], None
+            for p in params:
+                if p.kind is p.VAR_POSITIONAL:
+                    rest = None if p.name == "saved" else p.name
+                if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+                    break
+                names.append(p.name)
+            if names or rest:
+                out.append((tuple(names), rest))
+        return out
 
     def display(self, attrs: dict | None = None) -> str:
         """Short text for a graph node: the symbol, refined by attrs when the op says how."""

@@ -413,7 +413,8 @@ def _maximum(m):
         tie = 0.5 * (a == b)
         return out, (like(1.0 - (a < b) - tie, out), like(1.0 - (b < a) - tie, out))
 
-    return forward, (lambda g, wa, wb: masked(g, wa), lambda g, wa, wb: masked(g, wb))
+    return forward, (lambda g, share_a, share_b: masked(g, share_a),
+                     lambda g, share_a, share_b: masked(g, share_b))
 
 
 @shared("minimum", "min", formulas=(
@@ -428,7 +429,8 @@ def _minimum(m):
         tie = 0.5 * (a == b)
         return out, (like(1.0 - (a > b) - tie, out), like(1.0 - (b > a) - tie, out))
 
-    return forward, (lambda g, wa, wb: masked(g, wa), lambda g, wa, wb: masked(g, wb))
+    return forward, (lambda g, share_a, share_b: masked(g, share_a),
+                     lambda g, share_a, share_b: masked(g, share_b))
 
 
 #: the notation of every entry, by name (what the renderers and the step-through panel show)

@@ -339,11 +339,10 @@ def _node_line(n, show_attrs: bool, highlighted: bool, stacked: bool = False) ->
 
 def _saved_line(item) -> str:
     fill, border = COLORS["saved"]
-    text = f"saved[{item.index}]" + (f" = {item.alias}" if item.alias else "")
+    rows = "".join(f"<tr>{_td(row)}</tr>" for row in item.rows)
     label = (
         f'<table border="1" cellborder="0" cellspacing="0" cellpadding="3" style="dashed" '
-        f'bgcolor="{fill}" color="{border}"><tr>{_td(text)}</tr><tr>{_td(item.text)}</tr>'
-        f"</table>"
+        f'bgcolor="{fill}" color="{border}">{rows}</table>'
     )
     return f'{item.key} [id="{item.key}", class="saved", fontsize=9, label=<{label}>];'
 

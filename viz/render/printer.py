@@ -41,7 +41,8 @@ the changelog):
   guides, ``[41] └── …``, so a 100,000-node chain stays printable;
 * ``ids=True`` starts each head with the node's ``#id``; ``show_saved=True``
   adds ``saved=(…)`` (``saved=released`` after backward) to op nodes, which
-  custom Functions get by default;
+  custom Functions get by default: each value by its name, ``;``-separated,
+  ``saved=(a = input 0: 2.0000; b = input 1: -3.0000)`` (``SavedItem.line``);
 * a gradient's graph (``create_graph=True``): a node built by a backward pass
   has its order's mark after the head (``× ∂¹``, ``+ ∂²``; the forward graph's
   nodes have none), and a last line counts the nodes per order,
@@ -186,5 +187,5 @@ def _line(n, ids: bool) -> str:
     if n.saved is None:
         parts.append("saved=released")
     elif n.saved:
-        parts.append("saved=(" + ", ".join(s.text for s in n.saved) + ")")
+        parts.append("saved=(" + "; ".join(s.line for s in n.saved) + ")")
     return "  ".join(parts)

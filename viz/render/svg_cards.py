@@ -192,10 +192,8 @@ def node_card(n, show_attrs: bool, colors: dict, highlighted: bool,
 
 def saved_card(item, colors: dict) -> Card:
     fill, border = colors["saved"]
-    text = f"saved[{item.index}]" + (f" = {item.alias}" if item.alias else "")
     card = Card(item.key, "node saved", fill, border, [], 1.0, cell_borders=False, dashed=True)
-    return _stack(card, [[Cell([visible(text)], size=SMALL)],
-                         [Cell([visible(item.text)], size=SMALL)]])
+    return _stack(card, [[Cell([visible(row)], size=SMALL)] for row in item.rows])
 
 
 def released_card(n, colors: dict) -> Card:

@@ -44,7 +44,8 @@ in a ``try``, never trusted to exist):
   ``next_functions``; from a Node with several outputs (``split``) an edge is
   numbered by ``input_nr``, which output it carries (class ``multi`` on the node);
 * **saved values** (``show_saved=True``; ``None``: custom Functions only): each
-  ``_saved_*`` attribute (a custom Function's ``saved_tensors``), tensors as
+  ``_saved_<name>`` attribute (a custom Function's ``saved_tensors``), named
+  ``<name>`` (``self``, ``dim``, ``self_sym_sizes``, ``result``), tensors as
   shape, dtype and bytes, other values as text.  After ``backward()`` without
   ``retain_graph=True`` a saved tensor reads "released by backward"; an
   attribute this torch version cannot read is left out.  ``GraphView.notes``
@@ -88,7 +89,7 @@ __all__ = ["is_torch", "graph_view", "torch_view", "torch_symbol", "torch_op_nam
            "walk_nodes", "number_nodes", "node_inputs", "node_outputs", "torch_node_name",
            "is_leaf_node",
            "host_array", "model_in_caller", "RELEASED", "NoGradInput", "saved_input",
-           "read_saved", "Unreadable", "setting_text", "NOT_SAVED"]
+           "read_saved", "saved_entries", "Unreadable", "setting_text", "NOT_SAVED"]
 
 #: what a saved tensor freed by ``backward()`` reads as
 RELEASED = "released by backward"
@@ -500,24 +501,34 @@ def read_saved(fn, torch, notes: dict | None = None) -> list:
     return out
 
 
-def _saved_items(fn, nid, opts, notes, torch) -> tuple:
-    """What Node ``fn`` saved for backward: one ``SavedItem`` per saved tensor
-    (``self: (3, 4) float32 48 B``), then one for its other values together
-    (``dim=0, self_sym_sizes=(3, 4)``); ``None`` values (nothing saved) are left out."""
-    texts, settings = [], []
+def saved_entries(fn, torch, notes: dict | None = None) -> list:
+    """``[(name, value)]``, one per value Node ``fn`` saved, as a view shows them: a
+    tuple of tensors is one entry per tensor (``tensors[0]``, ``tensors[1]``) and
+    ``None`` (nothing saved) is left out.  The drawing and the stepper's record both
+    number what it saved this way, so ``s_<id>_<k>`` is the same value in each."""
+    out = []
     for name, v in read_saved(fn, torch, notes):
-        if isinstance(v, Unreadable):
-            texts.append(f"{name}: {v}")
-        elif isinstance(v, torch.Tensor):
-            texts.append(f"{name}: {_tensor_text(v)}")
-        elif (isinstance(v, (tuple, list)) and v
-              and all(isinstance(x, torch.Tensor) for x in v)):
-            texts.extend(f"{name}[{k}]: {_tensor_text(x)}" for k, x in enumerate(v))
+        if (isinstance(v, (tuple, list)) and v and not isinstance(v, Unreadable)
+                and all(isinstance(x, torch.Tensor) for x in v)):
+            out.extend((f"{name}[{k}]", x) for k, x in enumerate(v))
         elif v is not None:
-            settings.append(f"{name}={setting_text(v, opts.digits)}")
-    if settings:  # (one line, kept short: sizes and strides repeat what the shapes say)
-        texts.append(clip(", ".join(settings), min(opts.width or 48, 48)))
-    return tuple(SavedItem(saved_key(nid, k), k, text, None) for k, text in enumerate(texts))
+            out.append((name, v))
+    return out
+
+
+def _saved_items(fn, nid, opts, notes, torch) -> tuple:
+    """What Node ``fn`` saved for backward: one ``SavedItem`` per value, named by its
+    attribute (``_saved_self``: ``self = (3, 4) float32 48 B``; ``dim = 0``)."""
+    items = []
+    for k, (name, v) in enumerate(saved_entries(fn, torch, notes)):
+        if isinstance(v, Unreadable):
+            text = str(v)
+        elif isinstance(v, torch.Tensor):
+            text = _tensor_text(v)
+        else:
+            text = clip(setting_text(v, opts.digits), min(opts.width or 48, 48))
+        items.append(SavedItem(saved_key(nid, k), k, text, None, name))
+    return tuple(items)
 
 
 def setting_text(v, digits) -> str:

@@ -79,6 +79,7 @@ __all__ = [
     "node_key",
     "edge_key",
     "saved_key",
+    "saved_names",
     "cluster_key",
     "as_roots",
     "param_names",
@@ -119,12 +120,40 @@ def cluster_key(path: tuple) -> str:
 
 @dataclass(slots=True)
 class SavedItem:
-    """One value an op saved for backward (``node.saved[k]``)."""
+    """One value an op saved for backward (``node.saved[k]``), and how it is shown.
+
+    Every view writes it the same way: its ``name`` (the op's rule calls it that:
+    ``Op.saved_names``; a PyTorch Node's ``_saved_<name>``; else ``saved[k]``), then
+    what it is: a node's own value by its place (``x = input 0``, ``out``), with the
+    value under it, or else the value itself (``dim = 0``, ``shape = (3, 4)``).
+    """
 
     key: str  # "s_<id>_<k>"
     index: int
     text: str  # formatted value (or shape and dtype for a big array)
     alias: str | None  # "out", "input 0" when it is the same object as those
+    name: str = ""  # "x", "shape", "dim" ...; "" (not given): "saved[<index>]"
+
+    def __post_init__(self):
+        if not self.name:
+            self.name = f"saved[{self.index}]"
+
+    @property
+    def head(self) -> str:
+        """The first row of its box: ``x = input 0``, ``out``, ``dim = 0``."""
+        if self.alias is None:
+            return f"{self.name} = {self.text}"
+        return self.name if self.alias == self.name else f"{self.name} = {self.alias}"
+
+    @property
+    def rows(self) -> list[str]:
+        """Its box's rows: ``head``, then, for a node's own value, that value."""
+        return [self.head] if self.alias is None else [self.head, self.text]
+
+    @property
+    def line(self) -> str:
+        """On one line (the inspector, the text tree): ``x = input 0: (3, 4) float32``."""
+        return self.head if self.alias is None else f"{self.head}: {self.text}"
 
 
 @dataclass(slots=True)
@@ -606,6 +635,7 @@ def _visible_name(name):
 def _saved_items(node, saved, digits, width, preview):
     if saved is None:
         return None
+    names = saved_names(node.op, len(saved))
     items = []
     for k, v in enumerate(saved):
         # The output first: an op that saves its output (relu, tanh, exp ...) may return
@@ -621,11 +651,20 @@ def _saved_items(node, saved, digits, width, preview):
         elif isinstance(v_data, np.ndarray) and v_data.size > preview:
             text = f"{format_shape(v_data.shape)} {v_data.dtype}"
         elif _is_shape(v_data):  # sum, reshape ... keep only their input's shape
-            text = f"shape {format_shape(v_data)}"
+            text = format_shape(v_data) if names else f"shape {format_shape(v_data)}"
         else:
             text = format_value(v_data, digits, width, preview)
-        items.append(SavedItem(saved_key(node, k), k, text, alias))
+        items.append(SavedItem(saved_key(node, k), k, text, alias, names[k] if names else ""))
     return tuple(items)
+
+
+def saved_names(op, count: int) -> tuple[str, ...] | None:
+    """What ``op``'s ``count`` saved values are called (``Op.saved_names``: its rules'
+    parameter names; a PyTorch Node's record gives its ``_saved_*`` names), or ``None``
+    when it cannot say: each is then shown by its index, ``saved[k]``."""
+    ask = getattr(op, "saved_names", None)
+    names = ask(count) if ask is not None else None
+    return tuple(names) if names is not None and len(names) == count else None
 
 
 def _is_shape(v) -> bool:

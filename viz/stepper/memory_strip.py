@@ -27,6 +27,8 @@ import json
 from minigrad import topological_order
 from minigrad.memory import MemoryLedger, format_bytes
 
+from ..render.view import saved_names
+
 __all__ = ["MemoryTrack", "strip_svg", "strip_html", "STRIP_WIDTH"]
 
 STRIP_WIDTH, STRIP_HEIGHT = 480, 64  # px: fits a notebook cell and a phone in landscape
@@ -126,15 +128,18 @@ class MemoryTrack:
         return max(self.peak, default=0)
 
     def _what(self, node) -> str:
-        """``tanh (#11)'s saved output``: whose saved values, and which."""
+        """``tanh (#11)'s saved output``, ``max (#5)'s saved share``: whose saved values,
+        and which: a node's own value by its place, any other by the name its op's rule
+        gives it (``saved[k]`` when it gives none)."""
         saved = self._saved.get(node.id) or ()
+        called = saved_names(node.op, len(saved)) or [f"saved[{k}]" for k in range(len(saved))]
         names = []
-        for item in saved:
+        for item, called_k in zip(saved, called):
             if item is node.data:
                 name = "output"
             else:
                 parent = next((p for p in node.parents if p.data is item), None)
-                name = f"input {self.frames.name(parent)}" if parent is not None else "value"
+                name = f"input {self.frames.name(parent)}" if parent is not None else called_k
             if name not in names:
                 names.append(name)
         what = ", ".join(names) if names else "values"

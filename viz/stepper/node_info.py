@@ -62,4 +62,4 @@ def _formula(frames, vn, name: str) -> str:
 def _saved(vn) -> list[str]:
     if vn.saved is None:
         return ["released after its node's backward"]
-    return [f"{item.alias or f'saved[{item.index}]'} = {item.text}" for item in vn.saved]
+    return [item.line for item in vn.saved]

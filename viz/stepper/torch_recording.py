@@ -83,7 +83,7 @@ from ..render.torch_graph import (
     kit_op,
     node_inputs,
     node_outputs,
-    read_saved,
+    saved_entries,
     torch_node_name,
     torch_view,
 )
@@ -117,6 +117,8 @@ class TorchOp:
         self.kit = kit
         self.symbol = symbol
         self.infix = bool(kit is not None and kit.infix)
+        #: the names of what the Node saved, in order (``self``, ``dim``): ``saved_names``
+        self.saved_attrs = ()
         base = forward_name(name)
         #: the function the forward called (``mul``), for the panel's expressions
         self.forward_name = kit.name if kit is not None else (symbol if custom else base)
@@ -129,6 +131,11 @@ class TorchOp:
         else:
             self.formulas = ()
             self.formula = f"{PYTORCH_RULE} (the kit has no {base} op)"
+
+    def saved_names(self, count: int) -> tuple[str, ...] | None:
+        """What the Node's ``count`` saved values are called: its ``_saved_<name>``
+        attributes' ``<name>`` (``read_saved_values`` keeps them), as ``Op.saved_names``."""
+        return self.saved_attrs if len(self.saved_attrs) == count else None
 
     def display(self, attrs=None) -> str:
         """``× MulBackward0``: the kit's symbol beside the Node's name, unless the symbol
@@ -312,18 +319,18 @@ def read_saved_values(records, torch, notes: dict) -> None:
     """Each op record's ``saved``: what its Node saved for backward, read now, before
     backward frees it (``torch_graph.read_saved``), as the kit's ops keep theirs: arrays
     (copied to numpy; a saved input or output is the same array as that node's value,
-    so the drawing says ``input 0`` / ``out``), sizes as shape tuples, numbers."""
+    so the drawing says ``input 0`` / ``out``), sizes as shape tuples, numbers; each
+    named by its attribute (``_saved_self``: ``self``), which the op record keeps."""
     for r in records:
         if r.op is None:
             continue
-        saved = []
-        for name, v in read_saved(r.fn, torch, notes):
-            if isinstance(v, Unreadable) or v is None:
-                continue
-            for t in (v if isinstance(v, (tuple, list)) and v and all(
-                    isinstance(x, torch.Tensor) for x in v) else (v,)):
-                saved.append(_saved_value(name, t, r, torch))
+        saved, names = [], []
+        for name, v in saved_entries(r.fn, torch, notes):
+            if not isinstance(v, Unreadable):
+                saved.append(_saved_value(name, v, r, torch))
+                names.append(name)
         r.saved = tuple(saved)
+        r.op.saved_attrs = tuple(names)  # (each record has its own TorchOp)
 
 
 def _saved_value(name: str, v, r, torch):

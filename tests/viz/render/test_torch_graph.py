@@ -184,7 +184,7 @@ def test_a_custom_function_appears_by_its_class_name_with_what_it_saved():
     fn = next(vn for vn in view.nodes if vn.custom)
     assert fn.symbol == "Cube" and fn.op == "CubeBackward" and "function" in fn.classes
     # show_saved=None (the default) shows what custom Functions saved
-    assert [s.text for s in fn.saved] == ["saved_tensors[0]: (2,) float32 8 B"]
+    assert [s.head for s in fn.saved] == ["saved_tensors[0] = (2,) float32 8 B"]
 
 
 def test_a_deep_chain_is_walked_without_recursion():
@@ -207,10 +207,10 @@ def test_a_deep_chain_is_walked_without_recursion():
 def test_show_saved_lists_a_mul_s_inputs_by_shape_dtype_and_bytes():
     x, w, y = tanh_graph()
     view = torch_view(y, show_saved=True)
-    saved = {vn.op: [s.text for s in vn.saved] for vn in view.nodes if not vn.is_leaf}
-    assert saved["MulBackward0"] == ["self: (3, 4) float32 48 B", "other: (3, 4) float32 48 B"]
-    assert saved["TanhBackward0"] == ["result: (3, 4) float32 48 B"]
-    assert saved["SumBackward0"] == ["self_sym_sizes=(3, 4)"]  # other values: one line
+    saved = {vn.op: [s.head for s in vn.saved] for vn in view.nodes if not vn.is_leaf}
+    assert saved["MulBackward0"] == ["self = (3, 4) float32 48 B", "other = (3, 4) float32 48 B"]
+    assert saved["TanhBackward0"] == ["result = (3, 4) float32 48 B"]
+    assert saved["SumBackward0"] == ["self_sym_sizes = (3, 4)"]  # each value named
     mul = next(vn for vn in view.nodes if vn.op == "MulBackward0")
     assert [s.key for s in mul.saved] == [f"s_{mul.id}_0", f"s_{mul.id}_1"]
     assert view.notes == ()
@@ -223,15 +223,15 @@ def test_after_backward_saved_tensors_read_released_instead_of_crashing(layout):
     y.backward()  # no retain_graph: torch frees the saved tensors
     g = viz.draw(y, show_saved=True, layout=layout)
     mul = next(vn for vn in g.view.nodes if vn.op == "MulBackward0")
-    assert [s.text for s in mul.saved] == [f"self: {RELEASED}", f"other: {RELEASED}"]
+    assert [s.head for s in mul.saved] == [f"self = {RELEASED}", f"other = {RELEASED}"]
     assert len(g.view.notes) == 1 and "retain_graph=True" in g.view.notes[0]  # said once
     assert groups(g.svg())[f"s_{mul.id}_0"] == "node saved"
     assert "retain_graph=True" in g._repr_html_()
     text = viz.text(y, show_saved=True)
-    assert f"saved=(self: {RELEASED}, other: {RELEASED})" in text
+    assert f"saved=(self = {RELEASED}; other = {RELEASED})" in text
     assert text.splitlines()[-1].startswith("note: saved tensors released by backward")
     sum_node = next(vn for vn in g.view.nodes if vn.op == "SumBackward0")
-    assert [s.text for s in sum_node.saved] == ["self_sym_sizes=(3, 4)"]  # not a tensor: kept
+    assert [s.head for s in sum_node.saved] == ["self_sym_sizes = (3, 4)"]  # not a tensor: kept
 
 
 # --------------------------------------------------------------------- drawing and text
@@ -350,9 +350,9 @@ def test_a_saved_attribute_this_torch_cannot_read_is_left_out_and_said_once():
     notes = {}
     opts = viz.DisplayOptions()
     items = _saved_items(OddNode(), 7, opts, notes, torch)
-    assert [(s.key, s.text) for s in items] == [("s_7_0", "self: (2,) float32 8 B")]
+    assert [(s.key, s.head) for s in items] == [("s_7_0", "self = (2,) float32 8 B")]
     again = _saved_items(OddNode(), 8, opts, notes, torch)  # a second node: no second note
-    assert [s.text for s in again] == ["self: (2,) float32 8 B"]
+    assert [s.head for s in again] == ["self = (2,) float32 8 B"]
     assert list(notes) == ["missing"] and "OddBackward0._saved_gone" in notes["missing"]
 
 

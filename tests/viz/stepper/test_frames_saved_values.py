@@ -25,7 +25,7 @@ def test_step_through_shows_a_functions_saved_values_until_backward_frees_them()
     s.goto(2)
     assert "Cube" in s.panel.splitlines()[0]
     svg = s.render_svg()
-    assert "saved: released" not in svg and "saved[0] = input 0" in svg
+    assert "saved: released" not in svg and "saved_tensors[0] = input 0" in svg
     end = s.frames.released_at[cube.id]
     visit = next(f.index for f in s.frames.frames if f.kind == "visit" and f.node == cube.id)
     assert end > visit  # freed once the visit (and its contributions) is over
@@ -56,7 +56,7 @@ def test_recorded_tape_shows_saved_values_until_their_release():
     end = s.frames.released_at[cube.id]
     for i in range(len(s)):
         svg = s.render_svg(i)
-        assert "saved: released" not in svg and "saved[0] = input 0" in svg
+        assert "saved: released" not in svg and "saved_tensors[0] = input 0" in svg
         assert ("freed" in _companions(svg)[f"s_{cube.id}_0"].split()) == (i >= end), i
 
 

@@ -26,7 +26,8 @@ def test_every_node_gets_its_value_formula_and_saved_values():
     # the formula is the forward step's own sentence
     created = next(f.text for f in s.frames.frames if f.kind == "created" and "e = a" in f.text)
     assert e["f"] == created and "a × b" in e["f"]
-    assert e["s"] == ["input 0 = 2.0000", "input 1 = -3.0000"]  # what mul saved, as recorded
+    # what mul saved, as recorded, by the names its rule gives them
+    assert e["s"] == ["a = input 0: 2.0000", "b = input 1: -3.0000"]
     for i in info.values():
         assert s.frames.elements[i["e"]].startswith("n_")
 
