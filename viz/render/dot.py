@@ -395,7 +395,7 @@ def box_depth(view) -> int:
     Depth 1 unless every scoped node sits in one top-level scope (a model
     wrapping all its layers): then one level deeper, and so on.
     """
-    scoped = [n.scope for n in view.nodes if n.scope]
+    scoped = {n.scope for n in view.nodes if n.scope}  # (each path once: a big graph has few)
     depth = 1
     while scoped and any(len(p) > depth for p in scoped):
         if len({p[:depth] for p in scoped}) > 1 or any(len(p) == depth for p in scoped):

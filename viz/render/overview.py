@@ -438,23 +438,37 @@ def _frame_of(g: _Graph, grp: _Group) -> tuple:
     unit ends in the next layer's one product that takes it (``_common_path``), which
     would pull every neuron's box out of its layer.  A unit's own inputs, made outside
     the model, do not count either."""
-    scopes = []
+    return _common_scope(_unit_scopes(g, grp))
+
+
+def _unit_scopes(g: _Graph, grp: _Group):
+    """The scopes of each unit's ops but its root (the root's, for a unit of one op)."""
     for root, unit in grp.units or [(None, grp.members)]:
-        inner = [g.by_id[m].scope for m in unit if m != root and not g.by_id[m].is_leaf]
-        scopes += inner or [g.by_id[root].scope]
-    return _common_scope(scopes)
+        found = False
+        for m in unit:
+            n = g.by_id[m]
+            if m != root and not n.is_leaf:
+                found = True
+                yield n.scope
+        if not found:
+            yield g.by_id[root].scope
 
 
-def _common_scope(scopes: list) -> tuple:
-    """The longest path every one of ``scopes`` starts with."""
-    common = scopes[0] if scopes else ()
+def _common_scope(scopes) -> tuple:
+    """The longest path every one of ``scopes`` starts with (it stops at the first path
+    that shares nothing: ``example × 100`` runs the loss, outside every module)."""
+    common = None
     for scope in scopes:
-        if scope[:len(common)] != common:
+        if common is None:
+            common = scope
+        elif scope[:len(common)] != common:
             k = 0
             while k < min(len(common), len(scope)) and common[k] == scope[k]:
                 k += 1
             common = common[:k]
-    return common
+        if not common:
+            return ()
+    return common or ()
 
 
 def _frames(view: GraphView, nodes: list) -> list[Cluster]:
