@@ -8,8 +8,10 @@ Two graphs per size, built with the scalar engine and ``backward()`` run:
   1,000 nodes, 2-8-8-1 below 10,000, else 2-16-16-1) are chosen so the graph has about the
   target number of nodes (2-16-16-1 over 100 examples is the ~66k-node graph of the issue).
 
-and a last row, **demo**: micrograd's demo itself, 2-16-16-1 over 100 examples (~66k
-nodes; the issue asks for a readable overview in at most 3 s).
+and two last rows, **demo**: micrograd's demo itself, 2-16-16-1 over 100 examples (~66k
+nodes; the issue asks for a readable overview in at most 3 s), and **framed**: the same
+demo with its modules recorded (``record_scopes()``, drawn with ``scopes=``), so the overview
+draws each box in its module's frame.
 
 For each, in one process, medians of ``--repeats`` runs:
 
@@ -49,7 +51,7 @@ def chain(nodes: int):
     for _ in range(nodes - 1):
         y = y.tanh()
     y.backward()
-    return y, None
+    return y, None, None
 
 
 def mlp(nodes: int):
@@ -63,22 +65,27 @@ def mlp(nodes: int):
     return demo(sizes, max(1, round((nodes - fixed) / per_example)))
 
 
-def demo(sizes=(16, 16, 1), examples=100):
+def demo(sizes=(16, 16, 1), examples=100, scoped=False):
     """micrograd's demo loss: a ReLU MLP 2-``sizes`` over ``examples`` examples, SVM
-    max-margin loss and L2 (2-16-16-1 over 100: the ~66k-node graph of issue #31)."""
+    max-margin loss and L2 (2-16-16-1 over 100: the ~66k-node graph of issue #31);
+    ``scoped``: the model's modules recorded (``record_scopes``), returned third."""
+    import contextlib
+
     import numpy as np
 
     from minigrad import Value
+    from minigrad.nn import record_scopes
     from minigrad.nn.neurons import MLP
 
     rng = np.random.default_rng(0)
     model = MLP(2, list(sizes), rng=random.Random(0))
     xs = [[Value(float(v)) for v in row] for row in rng.normal(size=(examples, 2))]
     ys = np.where(rng.normal(size=examples) > 0, 1.0, -1.0)
-    losses = [(1 + -float(y) * model(x)).relu() for x, y in zip(xs, ys)]
+    with record_scopes() if scoped else contextlib.nullcontext() as scopes:
+        losses = [(1 + -float(y) * model(x)).relu() for x, y in zip(xs, ys)]
     loss = sum(losses) * (1.0 / examples) + 1e-4 * sum(p * p for p in model.parameters())
     loss.backward()
-    return loss, model
+    return loss, model, scopes
 
 
 def _median(fn, repeats: int):
@@ -94,21 +101,23 @@ def measure(kind: str, size: int, repeats: int, has_dot: bool) -> dict:
     import minigrad as mg
     import viz
 
-    make = {"chain": chain, "mlp": mlp, "demo": lambda _: demo()}[kind]
-    build, (loss, model) = _median(lambda: make(size), repeats)
-    draw, graph = _median(lambda: viz.draw(loss, params=model), repeats)
+    make = {"chain": chain, "mlp": mlp, "demo": lambda _: demo(),
+            "framed": lambda _: demo(scoped=True)}[kind]
+    build, (loss, model, scopes) = _median(lambda: make(size), repeats)
+    draw, graph = _median(lambda: viz.draw(loss, params=model, scopes=scopes), repeats)
     row = {"graph": kind, "nodes": len(mg.topological_order(loss)),
            "drawn": len(graph.view.nodes), "build": build, "draw": draw}
     for layout in ("dot", "builtin"):
         if layout == "dot" and not has_dot:
             row[layout] = None
             continue
-        row[layout] = _layout_time(lambda lay=layout: viz.draw(loss, params=model, layout=lay),
-                                   repeats)
+        row[layout] = _layout_time(lambda lay=layout: viz.draw(
+            loss, params=model, scopes=scopes, layout=lay), repeats)
     row["whole dot"] = None
     if has_dot and row["nodes"] <= WHOLE_UP_TO:
         row["whole dot"] = _layout_time(
-            lambda: viz.draw(loss, params=model, overview=False, layout="dot"), 1)
+            lambda: viz.draw(loss, params=model, scopes=scopes, overview=False, layout="dot"),
+            1)
     return row
 
 
@@ -133,7 +142,8 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="sizes 100 and 1,000, one run")
     parser.add_argument("--no-demo", action="store_true",
-                        help="leave out the last row, micrograd's demo (2-16-16-1 over 100)")
+                        help="leave out the last rows, micrograd's demo (2-16-16-1 over 100), "
+                             "plain and framed")
     args = parser.parse_args(argv)
     if args.quick:
         args.sizes, args.repeats = [100, 1_000], 1
@@ -147,7 +157,7 @@ def main(argv=None) -> int:
     print(" | ".join(head))
     runs = [(kind, size) for kind in ("chain", "mlp") for size in args.sizes]
     if not args.no_demo:
-        runs.append(("demo", 0))
+        runs += [("demo", 0), ("framed", 0)]
     for kind, size in runs:
         r = measure(kind, size, args.repeats, has_dot)
         ratios = ["-" if r[k] is None else f"{(r['draw'] + r[k]) / r['build']:.1f}x"

@@ -394,7 +394,7 @@ def box_depth(view) -> int:
     Depth 1 unless every scoped node sits in one top-level scope (a model
     wrapping all its layers): then one level deeper, and so on.
     """
-    scoped = [n.scope for n in view.nodes if n.scope]
+    scoped = {n.scope for n in view.nodes if n.scope}  # (each path once: a big graph has few)
     depth = 1
     while scoped and any(len(p) > depth for p in scoped):
         if len({p[:depth] for p in scoped}) > 1 or any(len(p) == depth for p in scoped):
@@ -457,12 +457,13 @@ def box_contents(view, boxes, highlight):
     used_outside = {e.parent for e in view.edges if boxes.get(e.child) != boxes.get(e.parent)}
     used_outside.update(view.roots)
     for key, nodes in members.items():
-        ops = sum(1 for n in nodes if not n.is_leaf)
-        params = sum(1 for n in nodes if n.role == "param")
+        # (an overview's group box counts what it stands for: viz.render.overview)
+        ops = sum(n.holds[0] if n.kind == "group" else not n.is_leaf for n in nodes)
+        params = sum(n.holds[1] if n.kind == "group" else n.role == "param" for n in nodes)
         outputs = [n for n in nodes if n.id in used_outside and not n.is_leaf]
-        lines = [titles.get(key, key[2:]),
-                 _plural(ops, "op") + (", " + _plural(params, "param") if params else "")]
-        if len(outputs) == 1:
+        counts = [_plural(k, word) for k, word in ((ops, "op"), (params, "param")) if k]
+        lines = [titles.get(key, key[2:]), ", ".join(counts) or "0 ops"]
+        if len(outputs) == 1 and outputs[0].kind != "group":
             lines += box_summary(outputs[0])
         yield key, lines, any(n.id in highlight for n in nodes)
 

@@ -156,7 +156,7 @@ class Graph:
             raise ValueError("Graph.expanded: this drawing is not an overview (it has no "
                              "groups to open); draw it with overview=True")
         o = self.options.replace(expand=tuple(names))
-        view = overview_view(self.full_view, expand=o.expand)
+        view = overview_view(self.full_view, expand=o.expand, modules=o.modules, depth=o.depth)
         dot = render_dot(view, rankdir=o.rankdir, show_attrs=o.show_attrs, modules=o.modules,
                          depth=o.depth, highlight=self._highlight, legend=o.legend,
                          edge_labels=o.edge_labels, title=o.title)
@@ -335,9 +335,11 @@ def draw(
       ``None`` (default) does it for custom ``Function``s only;
     * ``show_attrs``: add op settings (axis, shapes, …) to op nodes;
     * ``modules``: ``"cluster"`` (default) frames the nodes each module created,
-      ``"box"`` collapses each module into one box, ``None`` ignores modules;
+      ``"box"`` collapses each module into one box, ``None`` ignores modules; an
+      overview keeps the frames (its boxes sit in their modules' frames);
     * ``depth``: which level of nested modules becomes boxes (1: top-level
-      scopes); ``None`` picks the first level with more than one module;
+      scopes); ``None`` picks the first level with more than one module; an
+      overview groups leaves per module at this level (``param × 48`` per layer);
     * ``highlight``: nodes (or their ids) to outline in red; an edge between
       two highlighted nodes is highlighted too;
     * ``overview``: ``"auto"`` (default): a graph of more than ``max_nodes`` nodes

@@ -24,6 +24,16 @@ text tree all get the same overview):
 ``"g_2"``): one of their units is drawn, itself as an overview, beside a box for the others.
 ``viz.draw(root, overview=False)`` draws every node.
 
+**Module frames.**  A model's nodes carry the scope of the module that made them
+(``scopes=``: ``record_scopes()``, or a torch model), and with ``modules="cluster"`` (the
+default) or ``"box"`` the overview keeps that structure, as the normal drawing does: a node
+drawn as itself keeps its scope; a box sits in the frame its members' ops share, the common
+ancestor of their modules (``layers.0.neurons.* × 16`` in ``layers.0``'s frame, ``example ×
+100``, which runs the whole model and its loss, outside every frame); a chain folds only
+within one module (a CNN's layers each stay in sight); and leaves are grouped per module at
+the level where the model splits into several (``box_depth``, or ``depth=``): ``param × 48``
+in ``layers.0``, ``param × 272`` in ``layers.1``.  ``modules=None`` ignores scopes.
+
 Group boxes are view nodes with ``kind="group"``, a negative ``id`` and key ``g_<k>``
 (class ``group``); their ``detail`` holds the lines under the title.
 """
@@ -35,7 +45,7 @@ import weakref
 from collections import Counter
 
 from .dot import box_depth
-from .view import GraphView, ViewEdge, ViewNode, collector_paused
+from .view import Cluster, GraphView, ViewEdge, ViewNode, collector_paused
 
 __all__ = ["overview_view", "overview_of", "overview_title", "wants_overview", "longest_chain",
            "group_titles", "REPEAT", "FOLD", "LONG_CHAIN"]
@@ -58,7 +68,8 @@ def overview_of(view: GraphView, opts, where: str) -> GraphView:
     if wanted == "auto":
         wanted = where == "draw" and wants_overview(view, opts.max_nodes, opts.modules,
                                                     opts.depth)
-    return overview_view(view, expand=opts.expand) if wanted else view
+    return overview_view(view, expand=opts.expand, modules=opts.modules,
+                         depth=opts.depth) if wanted else view
 
 
 def overview_title(full: GraphView) -> str:
@@ -126,13 +137,16 @@ class _Group:
     is_leaf: bool = False
     units: list = dataclasses.field(default_factory=list)  # (root, member ids) each
     opened: tuple = ()  # names of it that expand= opened (one unit drawn beside the box)
+    frame: tuple | None = None  # the module frame it sits in (None: its members' common one)
 
 
-def overview_view(view: GraphView, *, expand=(), fold: int = FOLD) -> GraphView:
+def overview_view(view: GraphView, *, expand=(), fold: int = FOLD, modules="cluster",
+                  depth: int | None = None) -> GraphView:
     """The overview of ``view`` (see the module docstring); ``expand``: group names to open;
-    ``fold``: the shortest chain folded."""
+    ``fold``: the shortest chain folded; ``modules`` and ``depth`` as ``viz.draw``'s (``None``:
+    no module frames)."""
     with collector_paused():
-        return _overview(view, expand, fold)
+        return _overview(view, expand, fold, modules, depth)
 
 
 #: each whole-graph view's ``_Graph``: an overview drawing opens several of its groups
@@ -148,21 +162,23 @@ def _graph_of(view: GraphView) -> _Graph:
     return g
 
 
-def _overview(view: GraphView, expand, fold: int) -> GraphView:
+def _overview(view: GraphView, expand, fold: int, modules, depth) -> GraphView:
     g = _graph_of(view)
+    framed = modules is not None
     wanted = {expand} if isinstance(expand, str) else set(expand or ())
     groups: list[_Group] = []
     _repeats(g, list(g.order), set(g.roots), wanted, groups)
     claimed = {m for grp in groups for m in grp.members}
-    groups += _chains(g, claimed, fold)
+    groups += _chains(g, claimed, fold, framed)
     item = {m: -(k + 1) for k, grp in enumerate(groups) for m in grp.members}
-    groups += _leaf_groups(g, item)
+    level = (box_depth(view) if depth is None else depth) if framed else 0
+    groups += _leaf_groups(g, item, level)
     item = {m: -(k + 1) for k, grp in enumerate(groups) for m in grp.members}
     unknown = wanted - {t for grp in groups for t in _names(grp, groups)} - _opened(groups)
     if unknown:
         raise ValueError(f"expand={sorted(unknown)!r}: no group of that name in this overview; "
                          f"its groups are {group_titles(groups)}")
-    return _build(view, g, groups, item)
+    return _build(view, g, groups, item, framed)
 
 
 def group_titles(groups) -> list[str]:
@@ -314,9 +330,9 @@ def _op_summary(g: _Graph, ids) -> str:
 # --------------------------------------------------------------------- chains and leaves
 
 
-def _chains(g: _Graph, claimed: set, fold: int) -> list:
+def _chains(g: _Graph, claimed: set, fold: int, framed: bool) -> list:
     """Fold runs of ``fold`` or more free op nodes, each used only by the next, between
-    their first and last node."""
+    their first and last node; ``framed``: a run stays within one module's scope."""
     by_id = g.by_id
     free = [i for i in g.order if i not in claimed and not by_id[i].is_leaf]
     free_set = set(free)
@@ -324,7 +340,8 @@ def _chains(g: _Graph, claimed: set, fold: int) -> list:
     has_prev: set = set()
     for c in free:
         for p in set(by_id[c].inputs):
-            if p in free_set and g.uses[p] == 1 and p not in g.roots:
+            if p in free_set and g.uses[p] == 1 and p not in g.roots and (
+                    not framed or by_id[p].scope == by_id[c].scope):
                 nxt[p] = c
                 has_prev.add(c)
     out = []
@@ -342,8 +359,10 @@ def _chains(g: _Graph, claimed: set, fold: int) -> list:
     return out
 
 
-def _leaf_groups(g: _Graph, item: dict) -> list:
-    """Leaves (not roots, not in a unit) used by the same drawn boxes, ``REPEAT`` or more."""
+def _leaf_groups(g: _Graph, item: dict, level: int) -> list:
+    """Leaves (not roots, not in a unit) used by the same drawn boxes, ``REPEAT`` or more;
+    with module frames (``level`` > 0) only leaves of one module cut at ``level``, whose
+    frame the box sits in (``param × 48`` in ``layers.0``, not in ``layers.0.neurons``)."""
     by_key: dict[tuple, list] = {}
     users: dict[int, set] = {}
     for n in g.nodes:
@@ -352,24 +371,24 @@ def _leaf_groups(g: _Graph, item: dict) -> list:
     for nid in g.order:
         n = g.by_id[nid]
         if n.is_leaf and nid not in item and nid not in g.roots:
-            key = (n.role, n.kind, frozenset(users.get(nid, ())))
+            key = (n.role, n.kind, frozenset(users.get(nid, ())), n.scope[:level])
             by_key.setdefault(key, []).append(nid)
     out = []
-    for (role, _, _), ids in by_key.items():
+    for (role, _, _, frame), ids in by_key.items():
         if len(ids) < REPEAT:
             continue
         names = [g.by_id[i].name for i in ids if g.by_id[i].name]
         detail = [f"{names[0]} … {names[-1]}"] if len(names) > 1 else []
         word = "param" if role == "param" else "input"
         out.append(_Group(f"{word} × {len(ids):,}", detail or ["leaves"], set(ids), role,
-                          is_leaf=True))
+                          is_leaf=True, frame=frame))
     return out
 
 
 # --------------------------------------------------------------------- the new view
 
 
-def _build(view: GraphView, g: _Graph, groups: list, item: dict) -> GraphView:
+def _build(view: GraphView, g: _Graph, groups: list, item: dict, framed: bool) -> GraphView:
     nodes: list[ViewNode] = []
     edges: list[ViewEdge] = []
     inputs: dict[int, list] = {}
@@ -386,16 +405,22 @@ def _build(view: GraphView, g: _Graph, groups: list, item: dict) -> GraphView:
     for n in view.nodes:  # each box where its first member was
         k = item.get(n.id)
         if k is None:
-            nodes.append(dataclasses.replace(n, inputs=tuple(inputs.get(n.id, ())), scope=()))
+            nodes.append(dataclasses.replace(n, inputs=tuple(inputs.get(n.id, ())),
+                                             scope=n.scope if framed else ()))
         elif k not in placed:
             placed.add(k)
             grp = groups[-k - 1]
-            orders = {g.by_id[m].order for m in grp.members}
+            members = [g.by_id[m] for m in grp.members]
+            orders = {m.order for m in members}
+            ops = sum(1 for m in members if not m.is_leaf)
+            if framed and grp.frame is None:
+                grp.frame = _frame_of(g, grp)
             nodes.append(ViewNode(
                 k, f"g_{-k}", grp.role, grp.is_leaf, grp.role == "param", "group", None,
                 grp.title, None, None, None, tiny=False, size=len(grp.members),
                 inputs=tuple(inputs.get(k, ())), order=orders.pop() if len(orders) == 1 else 0,
-                detail=tuple(grp.detail)))
+                detail=tuple(grp.detail), scope=grp.frame if framed else (),
+                holds=(ops, sum(1 for m in members if m.role == "param"))))
     shown = len(nodes)
     note = (f"Overview: {len(view.nodes):,} nodes drawn as {shown:,} (repeated structure "
             f"grouped into boxes with counts, long chains folded). "
@@ -403,4 +428,57 @@ def _build(view: GraphView, g: _Graph, groups: list, item: dict) -> GraphView:
     names = group_titles(groups)
     note += (f"; viz.draw(root, expand=\"name\") opens a group "
              f"({', '.join(repr(t) for t in names[:6])})." if names else ".")
-    return GraphView(nodes, edges, view.roots, [], notes=(*view.notes, note))
+    return GraphView(nodes, edges, view.roots, _frames(view, nodes), notes=(*view.notes, note))
+
+
+def _frame_of(g: _Graph, grp: _Group) -> tuple:
+    """The module frame a box sits in: the common ancestor of the scopes of its ops.
+
+    A unit's root aside: a unit grows from the node that uses its result, and a neuron's
+    unit ends in the next layer's one product that takes it (``_common_path``), which
+    would pull every neuron's box out of its layer.  A unit's own inputs, made outside
+    the model, do not count either."""
+    return _common_scope(_unit_scopes(g, grp))
+
+
+def _unit_scopes(g: _Graph, grp: _Group):
+    """The scopes of each unit's ops but its root (the root's, for a unit of one op)."""
+    for root, unit in grp.units or [(None, grp.members)]:
+        found = False
+        for m in unit:
+            n = g.by_id[m]
+            if m != root and not n.is_leaf:
+                found = True
+                yield n.scope
+        if not found:
+            yield g.by_id[root].scope
+
+
+def _common_scope(scopes) -> tuple:
+    """The longest path every one of ``scopes`` starts with (it stops at the first path
+    that shares nothing: ``example × 100`` runs the loss, outside every module)."""
+    common = None
+    for scope in scopes:
+        if common is None:
+            common = scope
+        elif scope[:len(common)] != common:
+            k = 0
+            while k < min(len(common), len(scope)) and common[k] == scope[k]:
+                k += 1
+            common = common[:k]
+        if not common:
+            return ()
+    return common or ()
+
+
+def _frames(view: GraphView, nodes: list) -> list[Cluster]:
+    """The whole graph's clusters that hold a drawn item (directly or in a sub-frame), in
+    the same order, each listing the items drawn directly in it.  (A box's frame is a
+    prefix of its members' scopes, so the whole graph has a cluster for it.)"""
+    direct: dict[tuple, list] = {}
+    for n in nodes:
+        if n.scope:
+            direct.setdefault(n.scope, []).append(n.id)
+    present = {path[:k] for path in direct for k in range(1, len(path) + 1)}
+    return [Cluster(c.path, c.key, c.title, direct.get(c.path, []))
+            for c in view.clusters if c.path in present]

@@ -188,6 +188,7 @@ class ViewNode:
     stub: bool = False  # of an order not shown, kept because a shown node uses it
     multi: bool | None = None  # several outputs (class ``multi``); None: ask ``node``
     detail: tuple = ()  # a group box's lines under its title (kind "group": viz.render.overview)
+    holds: tuple = ()  # a group box: (ops, params) among the nodes it stands for
     #: inside ``vmap``: "batch of 5 → (5, 3)" (``shape`` is one example's, ``data`` shows
     #: one example; ``viz.render.batches``); None for a plain value
     batch: str | None = None

@@ -203,11 +203,16 @@ def test_pytorchs_graph_of_a_batch_groups_into_examples_too():
     net = torch.nn.Sequential(torch.nn.Linear(2, 4), torch.nn.Tanh(), torch.nn.Linear(4, 1))
     xs = torch.randn(12, 2)
     loss = sum(net(xs[i:i + 1]).sum() for i in range(12))
-    g = viz.draw(loss, params=net, overview=True, layout="builtin")
+    g = viz.draw(loss, params=net, overview=True, layout="builtin", modules=None)
     found = groups(g.view)
     assert "example × 12" in found and found["param × 4"].role == "param"
     check_edges(g.view)
     assert _texts(g.svg(), found["example × 12"].key)[0] == "example × 12"
+    # with module frames (the default) each Linear keeps its weight and bias in its frame
+    framed = viz.draw(loss, params=net, overview=True, layout="builtin").view
+    assert "example × 12" in groups(framed) and not any(" × 4" in t for t in groups(framed))
+    assert {n.name: n.scope for n in framed.nodes if n.role == "param"} == {
+        "0.weight": ("0",), "0.bias": ("0",), "2.weight": ("2",), "2.bias": ("2",)}
 
 
 def test_a_big_model_collapsed_into_module_boxes_is_drawn_as_asked():
