@@ -2,7 +2,7 @@
 
 One front end, two hosts.  The standalone page (``viz.stepper.page``) and this
 widget show the same markup (``player_markup``) driven by the same module
-(``assets/player.js``: slider, buttons, keys, play speed, drag-pan, Ctrl+wheel
+(``viz/assets/player.js``: slider, buttons, keys, play speed, drag-pan, Ctrl+wheel
 zoom, fit, the current node kept in view, click a node to inspect it).  Here
 the module is the widget's ``_esm``, read from the package: nothing is fetched
 from a CDN.  What the widget adds is a kernel on the other end: the step is the
