@@ -12,7 +12,11 @@ describes what the student sees).  The markup and the frames (``data``) go to
 the browser once; a step sends one integer.
 
 anywidget runs the same module in JupyterLab, Notebook 7, VS Code, Colab and
-marimo (``Stepper._display_`` hands marimo this widget).
+marimo (``Stepper._display_`` hands marimo this widget).  In marimo the browser's step
+reaches Python as it does in Jupyter (marimo calls ``set_state`` on a model update); to
+have a cell run again at every click, bind the widget to a name, ``view =
+mo.ui.anywidget(stepper.widget)``, and read ``view`` there: a UI element bound to a name is
+what marimo's reactivity follows (tests/browser/frontends_marimo_sync_app.py).
 """
 
 from __future__ import annotations
