@@ -15,6 +15,7 @@ the whole module so that it works alone.
 
 from __future__ import annotations
 
+import warnings
 from functools import cache
 from importlib import resources
 
@@ -38,10 +39,17 @@ def asset(name: str, compact: bool = False) -> str:
     if not compact:
         return text
     suffix = name[name.rfind("."):]
-    if suffix == ".js":
-        return compact_js(text, header=f"/* viz/assets/{name}, comments and layout "
-                                       "stripped: the package has the readable file */\n")
-    return _COMPACT[suffix](text)
+    try:
+        if suffix == ".js":
+            return compact_js(text, header=f"/* viz/assets/{name}, comments and layout "
+                                           "stripped: the package has the readable file */\n")
+        return _COMPACT[suffix](text)
+    except (ValueError, RuntimeError) as exc:
+        # (an edit the stripper cannot read: every output would break, so ship it as
+        # written, bigger but right; tests/viz/assets catches this before a release)
+        warnings.warn(f"viz.assets: {name} is embedded as written: {exc}", RuntimeWarning,
+                      stacklevel=2)
+        return text
 
 
 def module_script() -> str:

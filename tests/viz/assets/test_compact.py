@@ -94,6 +94,21 @@ def test_module_script_starts_every_player_with_the_compacted_module():
     assert script.endswith("\nmountAll(document);\n</script>")
 
 
+def test_a_file_the_stripper_cannot_read_is_embedded_as_written(monkeypatch):
+    import viz.assets as assets
+
+    def unreadable(text, header=""):
+        raise ValueError("compact_js: a template literal with ${...} is not supported")
+
+    assets.asset.cache_clear()
+    monkeypatch.setattr(assets, "compact_js", unreadable)
+    try:
+        with pytest.warns(RuntimeWarning, match="player.js is embedded as written"):
+            assert asset("player.js", compact=True) == asset("player.js")
+    finally:
+        assets.asset.cache_clear()
+
+
 def test_an_unknown_asset_is_named_with_the_ones_there_are():
     with pytest.raises(FileNotFoundError, match=r"'player.jss'.*player\.css, player\.js"):
         asset("player.jss")
