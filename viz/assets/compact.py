@@ -46,6 +46,7 @@ _REGEX = re.compile(r"/(?:[^/\\\[\n]|\\.|\[(?:[^\]\\\n]|\\.)*\])+/[A-Za-z]*")
 # after these a "/" starts a regular expression, not a division
 _BEFORE_REGEX = {"return", "typeof", "instanceof", "in", "of", "new", "delete", "void",
                  "throw", "case", "do", "else", "yield", "await"}
+_HEADERS = {"if", "while", "for", "with"}  # after their "(...)", a "/" starts a regex
 # punctuators that can end a statement: a line break after them may matter
 _ENDS = {")", "]", "}", "++", "--"}
 # punctuators that can only continue a statement: a line break before them never matters
@@ -62,14 +63,17 @@ def js_tokens(source: str) -> list[tuple[str, str, bool]]:
     ``kind`` is ``word``, ``number``, ``string``, ``regex`` or ``punct``."""
     tokens: list[tuple[str, str, bool]] = []
     pos, newline = 0, False
+    headers: list[bool] = []  # per open "(": is it an if/while/for/with header?
+    closed_header = False  # the last token is the ")" ending one (a regex may follow)
     while pos < len(source):
         prev = tokens[-1] if tokens else None
-        if source[pos] == "/" and (prev is None or (prev[0] == "punct" and prev[1] not in _ENDS)
+        if source[pos] == "/" and (prev is None or closed_header
+                                   or (prev[0] == "punct" and prev[1] not in _ENDS)
                                    or (prev[0] == "word" and prev[1] in _BEFORE_REGEX)):
             m = _REGEX.match(source, pos)
             if m and not source.startswith(("//", "/*"), pos):
                 tokens.append(("regex", m.group(), newline))
-                pos, newline = m.end(), False
+                pos, newline, closed_header = m.end(), False, False
                 continue
         m = _JS.match(source, pos)
         if m is None:
@@ -84,6 +88,9 @@ def js_tokens(source: str) -> list[tuple[str, str, bool]]:
         if kind == "string" and text.startswith("`") and "${" in text:
             raise ValueError("compact_js: a template literal with ${...} is not supported: "
                              f"{text[:40]!r}")
+        closed_header = text == ")" and kind == "punct" and bool(headers) and headers.pop()
+        if text == "(" and kind == "punct":
+            headers.append(prev is not None and prev[1] in _HEADERS)
         tokens.append((kind, text, newline))
         newline = False
     return tokens

@@ -50,6 +50,9 @@ def test_regular_expressions_are_read_as_one_token():
     src = 'var m = /^([\\d.]+)(pt|px)?$/.exec(v); if (/[/]x/.test(s)) t = a / b / c;'
     kinds = [k for k, _, _ in js_tokens(src)]
     assert kinds.count("regex") == 2
+    # after an if's condition a "/" starts a regex, after a call's ")" it divides
+    assert compact_js("if (ok) / a b/.test(s);") == "if(ok)/ a b/.test(s);"
+    assert compact_js("y = f(x) / 2 / g(z);") == "y=f(x)/2/g(z);"
     assert compact_js(src) == 'var m=/^([\\d.]+)(pt|px)?$/.exec(v);if(/[/]x/.test(s))t=a/b/c;'
 
 
