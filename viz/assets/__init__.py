@@ -23,7 +23,12 @@ from .compact import compact_css, compact_js
 
 __all__ = ["asset", "module_script"]
 
-_COMPACT = {".js": compact_js, ".css": compact_css}
+# how each kind of file is compacted; the module says first where its readable text is
+_COMPACT = {
+    ".js": lambda text, name: compact_js(text, header=f"/* viz/assets/{name}, comments and "
+                                         "layout stripped: the package has the readable file */\n"),
+    ".css": lambda text, name: compact_css(text),
+}
 
 
 @cache
@@ -32,18 +37,17 @@ def asset(name: str, compact: bool = False) -> str:
     files = resources.files(__name__)
     path = files.joinpath(name)
     if not path.is_file():
-        known = sorted(p.name for p in files.iterdir() if p.suffix in _COMPACT)
+        known = sorted(p.name for p in files.iterdir() if p.name.endswith(tuple(_COMPACT)))
         raise FileNotFoundError(f"viz.assets: no file {name!r} (the front end's files: "
                                 f"{', '.join(known)})")
     text = path.read_text(encoding="utf-8")
     if not compact:
         return text
-    suffix = name[name.rfind("."):]
+    how = _COMPACT.get(name[name.rfind("."):])
+    if how is None:
+        return text
     try:
-        if suffix == ".js":
-            return compact_js(text, header=f"/* viz/assets/{name}, comments and layout "
-                                           "stripped: the package has the readable file */\n")
-        return _COMPACT[suffix](text)
+        return how(text, name)
     except (ValueError, RuntimeError) as exc:
         # (an edit the stripper cannot read: every output would break, so ship it as
         # written, bigger but right; tests/viz/assets catches this before a release)
