@@ -10,7 +10,7 @@ a step's message is one integer).  With ``--browser`` (Debian chromium +
 Playwright) the front end is timed in headless Chromium, with
 ``performance.now()`` around a step and the style and layout it causes: the
 standalone page (``save_html``) and the widget, the same module
-(``assets/player.js``) rendered by its anywidget entry point over a stand-in
+(``viz/assets/player.js``) rendered by its anywidget entry point over a stand-in
 model holding the widget's own traits (what anywidget hands ``render``), stepped
 by the slider and by a ``step`` change as a kernel message would bring it.
 The widget/page ratio comes from the same run.

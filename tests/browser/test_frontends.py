@@ -3,10 +3,12 @@
 Each test starts its front end's server on 127.0.0.1 (a free port, no token, throwaway
 config dirs, the kernel importing this checkout) on a temporary copy of a small notebook
 (``frontends.ipynb``; for marimo the app ``frontends_marimo_app.py``), opens it in headless
-Chromium, steps the widget (the anywidget running ``viz/stepper/assets/player.js``), clicks
-a node, reads the inspector and the panel, and stops the server.  In the Jupyter front ends
-the step also goes both ways: a cell's ``stepper.goto(4)`` moves the browser, and after the
-browser stepped, a cell printing ``stepper.step`` sees where it went.
+Chromium, steps the widget (the anywidget running ``viz/assets/player.js``), clicks
+a node, reads the inspector and the panel, and stops the server.  The step also goes both
+ways: in the Jupyter front ends a cell's ``stepper.goto(4)`` moves the browser, and after the
+browser stepped, a cell printing ``stepper.step`` sees where it went; in marimo
+(``frontends_marimo_sync_app.py``) a cell reading ``mo.ui.anywidget(stepper.widget)`` runs
+again at each click, and a button's ``goto`` moves the browser.
 
 Screenshots go to ``$MINIGRAD_SCREENSHOTS`` (default: the test's temporary directory).
 """
@@ -34,6 +36,7 @@ HERE = Path(__file__).parent
 ROOT = HERE.parent.parent
 NOTEBOOK = "frontends.ipynb"
 MARIMO_APP = "frontends_marimo_app.py"
+MARIMO_SYNC_APP = "frontends_marimo_sync_app.py"
 # the widget (its element is marked by the module's render), not a text/html player
 WIDGET = ".mg-stepper-widget .mg-player[data-mg-ready]"
 
@@ -151,14 +154,15 @@ def test_the_widget_steps_in_notebook_7(tmp_path, browser):
         run_jupyter(browser, base, f"/notebooks/{NOTEBOOK}", tmp, "notebook7")
 
 
-def test_the_widget_steps_in_marimo(tmp_path, browser):
-    """marimo runs no script in HTML output: the stepper hands it the widget
-    (``Stepper._display_``), which marimo runs as an anywidget."""
+def running_marimo(tmp_path, app: str):
+    """Serve a temporary copy of the marimo ``app`` (``marimo run``: 127.0.0.1, a free port,
+    no token, throwaway config dirs, this checkout first on ``PYTHONPATH``); yield its
+    base url, and stop the server."""
     if shutil.which("marimo", path=os.path.dirname(sys.executable)) is None:
         pytest.skip("marimo is not installed in this environment")
     work = tmp_path / "app"
     work.mkdir()
-    shutil.copy(HERE / MARIMO_APP, work / MARIMO_APP)
+    shutil.copy(HERE / app, work / app)
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     env = {**os.environ,
@@ -167,29 +171,82 @@ def test_the_widget_steps_in_marimo(tmp_path, browser):
            "XDG_STATE_HOME": str(tmp_path / "state"), "MARIMO_SKIP_UPDATE_CHECK": "1"}
     log = open(tmp_path / "marimo.log", "w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "marimo", "run", MARIMO_APP, "--headless", "--host", "127.0.0.1",
+        [sys.executable, "-m", "marimo", "run", app, "--headless", "--host", "127.0.0.1",
          "--port", str(port), "--no-token", "--no-sandbox", "--no-check"],
         cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         wait_for_server(f"{base}/health", proc, 90)
-        context = browser.new_context(viewport={"width": 1300, "height": 1000})
-        page = context.new_page()
-        page.set_default_timeout(60_000)
-        try:
-            page.goto(base)
-            widget = page.locator(WIDGET).first
-            widget.wait_for(timeout=90_000)
-            widget.scroll_into_view_if_needed()
-            step_click_and_read(widget, 0)
-            path = shot(page, tmp_path, "marimo")
-            assert path.stat().st_size > 10_000
-            body = page.inner_text("body")
-            assert "not supported in marimo" not in body
-        except Exception:
-            page.screenshot(path=str(tmp_path / "marimo-failure.png"), full_page=True)
-            raise
-        finally:
-            context.close()
+        yield base
     finally:
         stop(proc, base)
         log.close()
+
+
+def marimo_page(browser, base: str, tmp_path: Path, name: str, drive) -> None:
+    """Open the served app in Chromium and ``drive(page)``; a failure leaves a screenshot."""
+    context = browser.new_context(viewport={"width": 1300, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    try:
+        page.goto(base)
+        drive(page)
+        path = shot(page, tmp_path, name)
+        assert path.stat().st_size > 10_000
+        assert "not supported in marimo" not in page.inner_text("body")
+    except Exception:
+        page.screenshot(path=str(tmp_path / f"{name}-failure.png"), full_page=True)
+        raise
+    finally:
+        context.close()
+
+
+def test_the_widget_steps_in_marimo(tmp_path, browser):
+    """marimo runs no script in HTML output: the stepper hands it the widget
+    (``Stepper._display_``), which marimo runs as an anywidget."""
+    def drive(page):
+        widget = page.locator(WIDGET).first
+        widget.wait_for(timeout=90_000)
+        widget.scroll_into_view_if_needed()
+        step_click_and_read(widget, 0)
+
+    for base in running_marimo(tmp_path, MARIMO_APP):
+        marimo_page(browser, base, tmp_path, "marimo", drive)
+
+
+def test_python_sees_the_browsers_step_in_marimo(tmp_path, browser):
+    """The other direction in marimo 0.25: a click in the widget reaches the kernel as a
+    model update (``widget.set_state``), so the ``step`` traitlet and the stepper follow.
+    Bound to a name (``view = mo.ui.anywidget(stepper.widget)``) the widget is a UI
+    element, and a cell reading ``view`` runs again by itself; the stepper shown as it is
+    follows too, and a cell reads ``stepper.step`` when it runs (a button here); and
+    ``stepper.goto(5)`` in a button's handler moves the browser."""
+    def text(page, words: str) -> None:
+        page.wait_for_function("w => document.body.innerText.includes(w)", arg=words,
+                               timeout=60_000)
+
+    def drive(page):
+        widgets = page.locator(WIDGET)
+        widgets.nth(1).wait_for(timeout=90_000)
+        bound, plain = widgets.nth(0), widgets.nth(1)
+        text(page, "bound: python step 0, widget value step 0")
+        bound.scroll_into_view_if_needed()
+        for k in (1, 2, 3):
+            bound.locator("[data-act='next']").click()
+            wait_step(bound, k)
+            text(page, f"bound: python step {k}, widget value step {k}")  # the cell ran again
+        bound.locator("[data-act='prev']").click()
+        text(page, "bound: python step 2, widget value step 2")
+        plain.scroll_into_view_if_needed()
+        for _ in range(4):
+            plain.locator("[data-act='next']").click()
+        wait_step(plain, 4)
+        page.get_by_role("button", name="read the step").click()
+        text(page, "plain: python step 4")
+        page.get_by_role("button", name="goto 5").click()
+        wait_step(plain, 5)  # Python moved the browser
+        page.get_by_role("button", name="read the step").click()
+        text(page, "plain: python step 5")
+        assert step_of(bound) == 2  # (each widget has its own step)
+
+    for base in running_marimo(tmp_path, MARIMO_SYNC_APP):
+        marimo_page(browser, base, tmp_path, "marimo-sync", drive)

@@ -2,7 +2,7 @@
 
 A big graph (an MLP, a CNN) drawn at graphviz's size spills past the cell, and
 shrunk to the cell's width its text is unreadable.  The step-through player
-already solves this (``viz/stepper/assets/player.js``: ``zoomPan``, fit to the
+already solves this (``viz/assets/player.js``: ``zoomPan``, fit to the
 box's width and height down to a readable floor, drag to pan, Ctrl+wheel and
 buttons to zoom); a big drawing runs that same module, not a copy: its output is
 the SVG in the player's scrolling box and a ``<script type="module">`` that
@@ -13,8 +13,8 @@ run (an untrusted notebook, GitHub) the box still scrolls.
 from __future__ import annotations
 
 import re
-from functools import cache
-from importlib import resources
+
+from ..assets import asset, module_script
 
 __all__ = ["BIG", "pan_zoom_html", "svg_size_px"]
 
@@ -37,12 +37,6 @@ def svg_size_px(svg: str) -> tuple[float, float] | None:
     return px(m.group(1), m.group(2)), px(m.group(3), m.group(4))
 
 
-@cache
-def _asset(name: str) -> str:
-    # the player's files: one module for the stepper and for this
-    return resources.files("viz.stepper").joinpath("assets", name).read_text(encoding="utf-8")
-
-
 def pan_zoom_html(svg: str, notes: str = "", *, always: bool = False, extra: str = "",
                   expandable: bool = False) -> str | None:
     """``viz.draw``'s HTML for ``svg`` with zoom and pan, or ``None`` when it fits a cell
@@ -54,7 +48,6 @@ def pan_zoom_html(svg: str, notes: str = "", *, always: bool = False, extra: str
     mark = ' data-mg-expand="1"' if expandable else ""
     return (
         f'<div class="minigrad-graph" data-mg-zoom-pan="1"{mark}><div class="mg-stepper '
-        f'mg-pan-zoom"><style>{_asset("player.css")}</style><div class="mg-graph">{svg}</div>'
-        f'</div>{extra}{notes}'
-        f'<script type="module">{_asset("player.js")}\nmountAll(document);\n</script></div>'
+        f'mg-pan-zoom"><style>{asset("player.css", compact=True)}</style><div class="mg-graph">'
+        f'{svg}</div></div>{extra}{notes}{module_script()}</div>'
     )

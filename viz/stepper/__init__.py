@@ -1,5 +1,5 @@
 """The stepper: a recorded computation replayed one step at a time, in a notebook widget
-or a standalone HTML page (one front end: ``assets/player.js`` runs both).
+or a standalone HTML page (one front end: ``viz/assets/player.js`` runs both).
 
 Read the modules in this order:
 
@@ -23,7 +23,7 @@ Read the modules in this order:
 * ``template.py``: the SVG laid out once and restyled per step, the state stylesheet;
 * ``node_info.py``: what a click on a node shows (value, formula, saved values);
 * ``page.py``: the player's markup and data, and the standalone HTML page, its panel
-  and legend (CSS and the player's one JavaScript module in ``assets/``);
+  and legend (CSS and the player's one JavaScript module: ``viz/assets/``);
 * ``widgets.py``: the notebook widget, an anywidget running that same module;
 * ``stepper.py``: ``Stepper`` and ``step_through``, which put it all together;
 * ``player.py``: ``viz.export_html``, the step-through as one HTML file.

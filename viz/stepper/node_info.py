@@ -1,6 +1,6 @@
 """What a click on a node shows: its value, formula and saved values (the inspector).
 
-The player (``assets/player.js``) shows, under the graph, the node a student
+The player (``viz/assets/player.js``) shows, under the graph, the node a student
 clicked: its name and op, its value, its gradient *at the current step* (the
 player knows that one: the node's gradient text), the formula that made it and
 what its op saved for backward.  All but the gradient are fixed over a replay,

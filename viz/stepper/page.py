@@ -2,7 +2,7 @@
 
 The page holds the SVG template rendered at the first step, the CSS, the
 frames as compact per-step changes (``step_payload``) and the player's module
-(``assets/player.js``) inline, which swaps classes and texts; no kernel, no network,
+(``viz/assets/player.js``, compacted) inline, which swaps classes and texts; no kernel, no network,
 works offline.  The markup (``player_markup``) and the module are the notebook
 widget's too (``viz.stepper.widgets``): one front end, two hosts.
 """
@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 import json
 
+from ..assets import module_script
 from ..render.derivative_orders import legend_orders, order_color, order_title
 from ..render.view import node_key
 from .cursor import counter_text
@@ -28,7 +29,6 @@ from .template import (
     companion_strings,
     css,
     grad_strings,
-    script,
 )
 
 __all__ = ["SPEEDS", "LEGEND", "default_title", "legend", "module_script", "panel_html",
@@ -224,12 +224,6 @@ def player_markup(frames, template: SvgTemplate | None, grad_text, *, start: int
         f"{legend(template, frames.mode, frames.view, frames.states)}"
         f"{tail}</div>"
     )
-
-
-def module_script() -> str:
-    """The player's module (``assets/player.js``, the widget's ``_esm`` too) as an inline
-    ``<script type="module">`` that starts every player on the page not yet running."""
-    return f'<script type="module">{script()}\nmountAll(document);\n</script>'
 
 
 def json_script(data: dict) -> str:

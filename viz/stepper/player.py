@@ -4,7 +4,7 @@ The parts it stands on:
 
 * ``viz.stepper.template``: the SVG laid out once and cut into a ``SvgTemplate``
   (per-step classes and gradient texts), the state CSS (``css``) and the player's
-  JavaScript module (``script``: ``assets/player.js``, the widget's too);
+  JavaScript module (``script``: ``viz/assets/player.js``, the widget's too);
 * ``viz.stepper.page``: the page itself (``player_html``, ``player_fragment``), the
   frames as compact per-step changes (``step_payload``), the panel and legend;
 * ``viz.stepper.stepper``: the ``Stepper`` that holds the frames and the drawing.

@@ -271,7 +271,7 @@ class Stepper:
     def render_svg(self, i: int | None = None) -> str | None:
         """The SVG at step ``i`` (default: the current step) with the step's classes and
         gradients written in; ``None`` without a drawing.  (A snapshot for slides or
-        tests: the player restyles one SVG instead, ``assets/player.js``.)"""
+        tests: the player restyles one SVG instead, ``viz/assets/player.js``.)"""
         t = self.template
         if t is None:
             return None

@@ -6,7 +6,7 @@ cuts that SVG into static pieces around the few spots a step changes: the
 node's gradient.  Nodes never move; only classes and gradient texts change.
 
 A step is shown by classes (``css()``: the player's rules, see ``viz.stepper.page``;
-the page and the widget run the same module, ``assets/player.js``).  Element ids
+the page and the widget run the same module, ``viz/assets/player.js``).  Element ids
 are the view's (``viz.render.view.node_key``: ``n_<id>``, ``e_<child>_<parent>_<slot>``).
 """
 
@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import html
 import re
-from functools import cache
-from importlib import resources
 
+from ..assets import asset
 from ..render.draw import strip_prolog
 from ..render.view import node_key
 
@@ -37,19 +36,16 @@ _PATH = re.compile(r"<path\b")
 _POLY = re.compile(r"<polygon\b")
 
 
-@cache
-def _asset(name: str) -> str:
-    return resources.files("viz.stepper").joinpath("assets", name).read_text(encoding="utf-8")
-
-
 def css() -> str:
-    """The stylesheet of the player, the panel and the state classes (under ``.mg-stepper``)."""
-    return _asset("player.css") + _class_rules()
+    """The stylesheet of the player, the panel and the state classes (under ``.mg-stepper``),
+    compacted (``viz.assets``): every player's markup carries it."""
+    return asset("player.css", compact=True) + _class_rules()
 
 
 def script() -> str:
-    """The player's inline script (no dependencies)."""
-    return _asset("player.js")
+    """The player's module as written (``viz/assets/player.js``, no dependencies): the
+    widget's ``_esm``.  A saved player inlines it compacted (``viz.assets.module_script``)."""
+    return asset("player.js")
 
 
 class SvgTemplate:

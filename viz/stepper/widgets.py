@@ -2,7 +2,7 @@
 
 One front end, two hosts.  The standalone page (``viz.stepper.page``) and this
 widget show the same markup (``player_markup``) driven by the same module
-(``assets/player.js``: slider, buttons, keys, play speed, drag-pan, Ctrl+wheel
+(``viz/assets/player.js``: slider, buttons, keys, play speed, drag-pan, Ctrl+wheel
 zoom, fit, the current node kept in view, click a node to inspect it).  Here
 the module is the widget's ``_esm``, read from the package: nothing is fetched
 from a CDN.  What the widget adds is a kernel on the other end: the step is the
@@ -12,7 +12,11 @@ describes what the student sees).  The markup and the frames (``data``) go to
 the browser once; a step sends one integer.
 
 anywidget runs the same module in JupyterLab, Notebook 7, VS Code, Colab and
-marimo (``Stepper._display_`` hands marimo this widget).
+marimo (``Stepper._display_`` hands marimo this widget).  In marimo the browser's step
+reaches Python as it does in Jupyter (marimo calls ``set_state`` on a model update); to
+have a cell run again at every click, bind the widget to a name, ``view =
+mo.ui.anywidget(stepper.widget)``, and read ``view`` there: a UI element bound to a name is
+what marimo's reactivity follows (tests/browser/frontends_marimo_sync_app.py).
 """
 
 from __future__ import annotations

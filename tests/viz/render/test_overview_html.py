@@ -9,8 +9,8 @@ import re
 import pytest
 
 import viz
+from viz.assets import module_script
 from viz.render.overview_html import MAX_DRAWINGS, expandable_html, expansions
-from viz.stepper.template import script
 
 from .test_overview import batch_loss, groups, tanh_chain
 
@@ -79,7 +79,7 @@ def test_the_output_carries_the_drawings_for_the_players_module():
         assert 'id="' + next(iter(data[k]["links"])) + '"' in body
     alternatives = re.findall(r'<template class="mg-alt" data-mg-alt="\d+">', html)
     assert len(alternatives) == len(drawings) - 1
-    assert script() in html and html.count("function expandable(") == 1
+    assert module_script() in html and html.count("function expandable(") == 1
     assert html.count("mountAll(document);") == 1
 
 

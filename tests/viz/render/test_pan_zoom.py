@@ -7,8 +7,8 @@ import numpy as np
 
 import viz
 from minigrad import Tensor, Value, nn
+from viz.assets import module_script
 from viz.render.pan_zoom import BIG, pan_zoom_html, svg_size_px
-from viz.stepper.template import script
 
 
 def test_svg_size_reads_points_and_pixels():
@@ -35,7 +35,7 @@ def test_a_big_graph_runs_the_players_own_module():
     assert w > BIG[0] or h > BIG[1]
     html = g._repr_html_()
     assert 'data-mg-zoom-pan="1"' in html and '<div class="mg-graph"><svg' in html
-    assert script() in html  # the module itself, not a second pan/zoom
+    assert module_script() in html  # the module itself, not a second pan/zoom
     assert html.count("function zoomPan(") == 1 and html.count("mountAll(document);") == 1
 
 

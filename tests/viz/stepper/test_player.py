@@ -54,7 +54,7 @@ def test_exported_page_is_self_contained_and_encodes_every_step(tmp_path):
         assert {el: combos[c] for el, c in zip(payload["elements"], codes) if c} == fr.classes(i)
     assert payload["no_grad"] == ["grad —"] * len(payload["grad_nodes"])
     assert "grad 4.0000" in payload["gtexts"]
-    assert "export function mount(root, model)" in page  # the player's module is inline
+    assert "export function mount(root,model)" in page  # the player's module is inline (compacted)
 
 
 def test_export_without_drawing_still_has_steps(tmp_path, monkeypatch):

@@ -10,8 +10,9 @@
      `render({model, el})` below; the step lives in the widget's `step` traitlet,
      so Python's stepper.goto(k) moves the page and the slider moves Python;
    - the standalone page and a notebook's text/html output (viz.stepper.page):
-     a <script type="module"> holding this file and one call, `mountAll(document)`,
-     with a stand-in model (`pageModel`) over the page's own JSON data.
+     a <script type="module"> holding this file (comments and layout stripped,
+     viz.assets.compact) and one call, `mountAll(document)`, with a stand-in model
+     (`pageModel`) over the page's own JSON data.
    Both build on the same markup (page.player_markup) and the same `mount`. */
 
 /* A model for the page: the widget's model interface (get, set, on, off,
