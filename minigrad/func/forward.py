@@ -257,7 +257,7 @@ def hvp(func, primals, tangents):
     """``(f(*primals), H·tangents)`` by forward over reverse, without forming ``H``: one
     forward-mode pass through the gradient computation (``jvp`` of ``grad``).  The
     product is a tuple with one entry per primal."""
-    primals, tangents = _pair_up(primals, tangents)
+    primals, tangents = _pair_up(primals, tangents, "hvp")
     gradient = value_and_grad(func, argnums=tuple(range(len(primals))))
 
     def grad_with_value(*xs):
@@ -268,23 +268,25 @@ def hvp(func, primals, tangents):
     return live_result(value, False) if isinstance(value, (Tensor, Value)) else value, products
 
 
-def _pair_up(primals, tangents):
+def _pair_up(primals, tangents, where: str = "jvp"):
+    """The primals and their tangents' raw data, checked; ``where`` names the function the
+    student called (``hvp`` pairs its vectors with its points the same way)."""
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
-        raise TypeError("jvp: primals and tangents must be tuples (or lists), e.g. "
-                        "jvp(f, (x,), (t,))")
+        raise TypeError(f"{where}: primals and tangents must be tuples (or lists), e.g. "
+                        f"{where}(f, (x,), (t,))")
     if len(primals) != len(tangents):
-        raise ValueError(f"jvp: {len(primals)} primals but {len(tangents)} tangents; give "
+        raise ValueError(f"{where}: {len(primals)} primals but {len(tangents)} tangents; give "
                          f"one tangent per primal")
     if not primals:
-        raise ValueError("jvp: no primals given")
-    primals = tuple(check_input(p, "jvp", "primal") for p in primals)
-    return primals, tuple(_check_tangent(p, t, k) for k, (p, t) in
+        raise ValueError(f"{where}: no primals given")
+    primals = tuple(check_input(p, where, "primal") for p in primals)
+    return primals, tuple(_check_tangent(p, t, k, where) for k, (p, t) in
                           enumerate(zip(primals, tangents)))
 
 
-def _check_tangent(primal, tangent, k):
+def _check_tangent(primal, tangent, k, where: str = "jvp"):
     """The tangent's raw data, checked against its primal's shape and dtype."""
-    return checked_like(tangent, primal, "jvp", f"tangent {k}", "its primal")
+    return checked_like(tangent, primal, where, f"tangent {k}", "its primal")
 
 
 def _has_graph(stack) -> bool:

@@ -33,7 +33,7 @@ from ..render.options import DisplayOptions, resolve
 from ..render.view import grad_label, node_key, param_names
 from .cursor import StepperState
 from .engine_notes import Badged, unbadged
-from .frames import Frames
+from .frames import MODES, Frames
 from .memory_strip import MemoryTrack, strip_html
 from .node_info import node_info
 from .page import SPEEDS, default_title, player_fragment, player_html
@@ -502,6 +502,7 @@ def step_through(fn, *inputs, mode: str = "both", create_graph: bool | None = No
     local derivative × incoming tangent (``viz.stepper.tangent_frames``).  The output need
     not be a scalar: its tangent is J·v.
     """
+    _check_mode(mode)
     if wants_torch(fn, inputs):  # PyTorch's own backward, recorded into the same events
         if create_graph or second or scheduler != "sorted" or tangents is not None \
                 or mode == TANGENT_MODE:
@@ -534,6 +535,18 @@ def step_through(fn, *inputs, mode: str = "both", create_graph: bool | None = No
                             f"gradient's graph{', then its own backward' if second else ''}, "
                             f"step by step")
     return Stepper(tape, mode=mode, **options)
+
+
+def _check_mode(mode) -> None:
+    """Refuse an unknown ``mode`` before ``fn`` runs, naming all four (``Frames`` knows only
+    the three a tape replays; ``"forward-mode"`` is recorded here), with the nearest one."""
+    modes = (*MODES, TANGENT_MODE)
+    if mode in modes:
+        return
+    close = difflib.get_close_matches(str(mode).lower().replace("_", "-"), modes, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    raise ValueError(f"step_through: mode must be one of {', '.join(map(repr, modes))}, "
+                     f"got {mode!r}{hint}")
 
 
 def _step_through_torch(fn, inputs, mode: str, options: dict) -> Stepper:

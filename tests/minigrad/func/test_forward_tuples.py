@@ -126,3 +126,15 @@ def test_jacfwd_over_jacrev_of_a_tuple_returning_function_matches_torch(chunk_si
     x = np.array([0.3, -0.2, 0.7])
     ours = func.jacfwd(func.jacrev(f, chunk_size=chunk_size))(t64(x))
     assert_nested_close(ours, torch_func.jacfwd(torch_func.jacrev(f))(*torch_args(x)))
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda f, x: func.hvp(f, (x,), (np.ones(4),)), r"^hvp: tangent 0 has shape \(4,\)"),
+    (lambda f, x: func.hvp(f, (x,), np.ones(3)), r"^hvp: primals and tangents must be tuples"),
+    (lambda f, x: func.hvp(f, (x, x), (np.ones(3),)), r"^hvp: 2 primals but 1 tangents"),
+    (lambda f, x: func.jvp(f, (x,), (np.ones(4),)), r"^jvp: tangent 0 has shape \(4,\)"),
+])
+def test_a_mismatched_vector_is_reported_by_the_function_the_student_called(call, match):
+    x = t64(np.arange(3.0))
+    with pytest.raises((ValueError, TypeError), match=match):
+        call(lambda *xs: sum((v * v).sum() for v in xs), x)

@@ -131,3 +131,24 @@ def test_exported_html_escapes_script_like_labels_in_its_data():
     block = page[start:page.index("</script>", start)]
     assert "<!--" not in block and "<script>" not in block.split(">", 1)[1]
     assert "\\u003c!--\\u003cscript>" in block
+
+
+# --- a mistyped mode ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("typo, meant", [("forward_mode", "forward-mode"),
+                                         ("backwards", "backward")])
+def test_step_through_names_every_mode_and_the_nearest_before_running_fn(typo, meant):
+    ran = []
+
+    def f(a):
+        ran.append(a)
+        return a * 2.0
+
+    with pytest.raises(ValueError) as err:
+        step_through(f, 1.0, mode=typo)
+    message = str(err.value)
+    for mode in ("'forward'", "'backward'", "'both'", "'forward-mode'"):
+        assert mode in message
+    assert f"did you mean {meant!r}" in message
+    assert ran == []  # refused before recording anything
