@@ -325,6 +325,15 @@ def _check_node(out, fn, args=(), names=()) -> None:
         )
     if out.op is None:  # a leaf: backward has no edge to replay
         given = next((n for a, n in zip(args, names) if a is out), None)
+        nodes = [(a, n) for a, n in zip(args, names) if hasattr(a, "requires_grad")]
+        if given is None and nodes and not any(a.requires_grad for a, _ in nodes):
+            # ops ran, but on values that need no gradient no graph is recorded
+            listed = ", ".join(repr(n) for _, n in nodes)
+            raise ValueError(
+                f"step_through: none of {fname}'s inputs ({listed}) requires a gradient, so "
+                f"its operations recorded no graph (as in PyTorch) and there is nothing to step "
+                f"through; pass numpy arrays or numbers (step_through makes them require one) "
+                f"or a Tensor(..., requires_grad=True)")
         what = f"its input {given!r} unchanged" if given else "a leaf (made by no operation)"
         raise ValueError(
             f"step_through: {fname} returned {what}, so there is no computation to step "

@@ -77,6 +77,28 @@ def test_step_through_of_a_function_returning_its_input():
         step_through(lambda a: Value(3.0), 1.0)
 
 
+def test_step_through_of_inputs_that_need_no_gradient_says_so():
+    """Tensors made without requires_grad record no graph: the error says why, and how
+    to pass them, instead of calling the result a leaf made by no operation."""
+    from minigrad import Tensor
+    from minigrad.func import vmap
+
+    w, xs = Tensor(np.array([1.0, 0.0, -1.0])), Tensor(np.arange(12.0).reshape(3, 4))
+
+    def dot(w, x):
+        return (w * x).sum()
+
+    with pytest.raises(ValueError, match=r"none of dot's inputs \('w', 'x'\) requires a "
+                                         r"gradient.*requires_grad=True"):
+        step_through(dot, w, Tensor(xs.data[:, 0]), svg=FAKE_SVG)
+    with pytest.raises(ValueError, match="requires a gradient"):
+        step_through(vmap(dot, in_dims=(None, 1)), w, xs, svg=FAKE_SVG)
+    # one input that needs a gradient is enough, and numpy arrays are made to need one
+    assert len(step_through(dot, Tensor(w.data, requires_grad=True), Tensor(xs.data[:, 0]),
+                            svg=FAKE_SVG)) > 0
+    assert len(step_through(dot, w.data, xs.data[:, 0], svg=FAKE_SVG)) > 0
+
+
 # --- inputs -------------------------------------------------------------------------------
 
 
