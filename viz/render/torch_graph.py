@@ -89,8 +89,8 @@ __all__ = ["is_torch", "graph_view", "torch_view", "torch_symbol", "torch_op_nam
            "walk_nodes", "number_nodes", "node_inputs", "node_outputs", "torch_node_name",
            "is_leaf_node",
            "host_array", "model_in_caller", "RELEASED", "NoGradInput", "saved_input",
-           "read_saved", "saved_entries", "saved_alias", "same_tensor", "Unreadable", "setting_text",
-           "NOT_SAVED"]
+           "read_saved", "saved_entries", "saved_alias", "same_tensor", "Unreadable",
+           "setting_text", "NOT_SAVED"]
 
 #: what a saved tensor freed by ``backward()`` reads as
 RELEASED = "released by backward"
