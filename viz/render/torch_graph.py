@@ -532,7 +532,8 @@ def _saved_items(fn, nid, opts, notes, torch) -> tuple:
             alias = saved_alias(fn, name, v, torch)
         else:
             text = clip(setting_text(v, opts.digits), min(opts.width or 48, 48))
-        items.append(SavedItem(saved_key(nid, k), k, text, alias, name))
+        setting = not isinstance(v, (Unreadable, torch.Tensor))
+        items.append(SavedItem(saved_key(nid, k), k, text, alias, name, setting))
     return tuple(items)
 
 
