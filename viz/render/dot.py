@@ -27,7 +27,10 @@ edge parent → child, input ``slot``   ``e_<child>_<parent>_<slot>``; ``edge da
 op with several outputs (``split``)   the same as a node, plus ``multi``
                                       (``viz.render.multi_output``)
 saved value ``k`` of node ``id``      ``s_<id>_<k>``, ``node saved``; its edge
-                                      ``se_<id>_<k>``, ``edge saved``;
+                                      ``se_<id>_<k>``, ``edge saved``; a node's
+                                      settings (two or more: sizes, strides, dims)
+                                      share one box, the first one's id
+                                      (``viz.render.saved_boxes``);
                                       released values: ``s_<id>_released``
 module scope (``modules="cluster"``)  ``c_<path>``; ``cluster module``
 module box (``modules="box"``)        ``c_<path>``; ``node module box``
@@ -60,6 +63,7 @@ from .derivative_orders import legend_orders, order_color, order_fill, order_mar
 from .direction import choose_rankdir, label_size
 from .numbers import visible
 from .options import MODULES, RANKDIRS
+from .saved_boxes import saved_boxes
 from .view import GraphView, cluster_key
 
 __all__ = ["to_dot", "render_dot", "edge_label", "box_summary", "box_contents", "auto_rankdir",
@@ -158,8 +162,8 @@ def render_dot(
         n = in_frame(n, modules)
         out.append(_node_line(n, show_attrs, n.id in highlight, stacked))
         if n.saved:
-            for item in n.saved:
-                out.append(_saved_line(item))
+            for box in saved_boxes(n.saved):
+                out.append(_saved_line(box))
         elif n.saved is None:
             out.append(_released_line(n))
     if boxes:
@@ -191,7 +195,7 @@ def render_dot(
         n_edges += 1
     for n in view.nodes:
         if n.saved and n.id not in boxes:
-            for item in n.saved:
+            for item in saved_boxes(n.saved):
                 lines.append(
                     f'  {item.key} -> {n.key} [id="se_{n.id}_{item.index}", class="saved", '
                     f'style=dashed, color="{COLORS["saved"][1]}", arrowhead=none];'

@@ -30,6 +30,7 @@ from html import escape
 from pathlib import Path
 
 from .dot import render_dot
+from .dot_mirror import against, mirror_layout
 from .options import LAYOUTS, UNSET, DisplayOptions, resolve
 from .overview import overview_of, overview_title, overview_view
 from .svg_draw import render_svg
@@ -107,6 +108,7 @@ class Graph:
         self._highlight = frozenset(highlight)
         self._svg: str | None = None
         self._engine: str | None = None
+        self._mirrored: str | None = None  # dot's layout mirrored (``svg``), as DOT
 
     @property
     def layout(self) -> str:
@@ -181,19 +183,16 @@ class Graph:
                 "the graphviz Python package is missing: pip install graphviz "
                 "(or pip install 'minigrad-kit[viz]')"
             ) from None
-        try:
-            return graphviz.pipe("dot", format, self.source.encode("utf-8"))
-        except graphviz.ExecutableNotFound as exc:  # PATH changed under our feet
-            raise DotNotFoundError(str(exc) + ". " + INSTALL_HINT) from None
-        except graphviz.CalledProcessError as exc:
-            err = exc.stderr.decode("utf-8", "replace") if exc.stderr else str(exc)
-            raise RuntimeError(f"graphviz 'dot' failed on this graph: {err.strip()}") from None
+        return _run(graphviz, "dot", format, self.source)
 
     def svg(self) -> str:
-        """The SVG markup (starting at ``<svg``), ready to inline in HTML; cached."""
+        """The SVG markup (starting at ``<svg``), ready to inline in HTML; cached.
+
+        ``dot``'s picture is mirrored when that puts more of its module frames in the
+        model's order than not (``viz.render.dot_mirror``)."""
         if self._svg is None:
             if self.layout == "dot":
-                self._svg = strip_prolog(self.pipe("svg").decode("utf-8"))
+                self._svg = self._in_model_order(strip_prolog(self.pipe("svg").decode("utf-8")))
             else:
                 o = self.options
                 self._svg = render_svg(
@@ -201,6 +200,21 @@ class Graph:
                     depth=o.depth, highlight=self._highlight, legend=o.legend,
                     edge_labels=o.edge_labels, title=o.title)
         return self._svg
+
+    def _in_model_order(self, svg: str) -> str:
+        """``svg`` (dot's), or its mirror image if that has more sibling frames side by
+        side in the model's order (``layers.0`` left of ``layers.1``) than against it."""
+        if not self.view.clusters or self.options.modules != "cluster":
+            return svg
+        rankdir = re.search(r"\brankdir=(\w+)", self.source).group(1)
+        bad, good = against(self.view, svg, rankdir)
+        if bad <= good:
+            return svg
+        import graphviz
+
+        self._mirrored = mirror_layout(self.pipe("dot").decode("utf-8"), rankdir)
+        return strip_prolog(_run(graphviz, "neato", "svg", self._mirrored,
+                                 neato_no_op=2).decode("utf-8"))
 
     def save(self, path, format: str | None = None) -> Path:
         """Write the picture to ``path``; the format comes from the suffix (svg, png, pdf)."""
@@ -221,7 +235,13 @@ class Graph:
                     f"installed; save as .svg instead (the built-in layout draws it), or "
                     f"install graphviz. {INSTALL_HINT}"
                 )
-            path.write_bytes(self.pipe(fmt))
+            self.svg()  # (decides whether dot's picture is drawn mirrored)
+            if self._mirrored is not None:
+                import graphviz
+
+                path.write_bytes(_run(graphviz, "neato", fmt, self._mirrored, neato_no_op=2))
+            else:
+                path.write_bytes(self.pipe(fmt))
         return path
 
     def text(self) -> str:
@@ -261,6 +281,17 @@ class Graph:
     def __repr__(self) -> str:
         nodes, edges = self._counts
         return f"<Graph {nodes} nodes, {edges} edges>"
+
+
+def _run(graphviz, engine: str, format: str, source: str, **kw) -> bytes:
+    """graphviz's ``engine`` run on ``source``, its errors said in our words."""
+    try:
+        return graphviz.pipe(engine, format, source.encode("utf-8"), **kw)
+    except graphviz.ExecutableNotFound as exc:  # PATH changed under our feet
+        raise DotNotFoundError(str(exc) + ". " + INSTALL_HINT) from None
+    except graphviz.CalledProcessError as exc:
+        err = exc.stderr.decode("utf-8", "replace") if exc.stderr else str(exc)
+        raise RuntimeError(f"graphviz '{engine}' failed on this graph: {err.strip()}") from None
 
 
 #: the smallest node text (CSS px) a notebook may shrink a picture to

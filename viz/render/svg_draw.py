@@ -29,6 +29,7 @@ from .dot import (
     stacks_fields,
 )
 from .numbers import visible
+from .saved_boxes import saved_boxes
 from .svg_cards import (
     FONT,
     FONT_SIZE,
@@ -73,7 +74,7 @@ def render_svg(view: GraphView, *, rankdir: str = "auto", show_attrs: bool = Fal
                                  stacks_fields(rankdir))
         if modules == "cluster":
             scopes[n.key] = n.scope
-        extra = [saved_card(item, COLORS) for item in n.saved] if n.saved else []
+        extra = [saved_card(box, COLORS) for box in saved_boxes(n.saved)] if n.saved else []
         if n.saved is None:
             extra = [released_card(n, COLORS)]
         for card in extra:
@@ -94,7 +95,7 @@ def render_svg(view: GraphView, *, rankdir: str = "auto", show_attrs: bool = Fal
             continue
         if n.saved:
             edges += [(f"se_{n.id}_{s.index}", "edge saved", s.key, n.key, None, False)
-                      for s in n.saved]
+                      for s in saved_boxes(n.saved)]
         elif n.saved is None:
             edges.append((f"se_{n.id}_released", "edge saved", f"s_{n.id}_released", n.key,
                           None, False))

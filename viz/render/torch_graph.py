@@ -89,7 +89,8 @@ __all__ = ["is_torch", "graph_view", "torch_view", "torch_symbol", "torch_op_nam
            "walk_nodes", "number_nodes", "node_inputs", "node_outputs", "torch_node_name",
            "is_leaf_node",
            "host_array", "model_in_caller", "RELEASED", "NoGradInput", "saved_input",
-           "read_saved", "saved_entries", "Unreadable", "setting_text", "NOT_SAVED"]
+           "read_saved", "saved_entries", "saved_alias", "same_tensor", "Unreadable",
+           "setting_text", "NOT_SAVED"]
 
 #: what a saved tensor freed by ``backward()`` reads as
 RELEASED = "released by backward"
@@ -518,17 +519,57 @@ def saved_entries(fn, torch, notes: dict | None = None) -> list:
 
 def _saved_items(fn, nid, opts, notes, torch) -> tuple:
     """What Node ``fn`` saved for backward: one ``SavedItem`` per value, named by its
-    attribute (``_saved_self``: ``self = (3, 4) float32 48 B``; ``dim = 0``)."""
+    attribute and saying what it is, as minigrad's drawing does: ``result = out``,
+    ``self = input 0`` (``saved_alias``) with its shape under it, else the value itself
+    (``dim = (1,)``, ``self_sym_sizes = (3, 4)``)."""
     items = []
     for k, (name, v) in enumerate(saved_entries(fn, torch, notes)):
+        alias = None
         if isinstance(v, Unreadable):
             text = str(v)
         elif isinstance(v, torch.Tensor):
             text = _tensor_text(v)
+            alias = saved_alias(fn, name, v, torch)
         else:
             text = clip(setting_text(v, opts.digits), min(opts.width or 48, 48))
-        items.append(SavedItem(saved_key(nid, k), k, text, None, name))
+        setting = not isinstance(v, (Unreadable, torch.Tensor))
+        items.append(SavedItem(saved_key(nid, k), k, text, alias, name, setting))
     return tuple(items)
+
+
+def saved_alias(fn, name: str, v, torch) -> str | None:
+    """Which of Node ``fn``'s own values the saved tensor ``v`` is: ``"out"`` for
+    ``_saved_result`` (autograd's name for the output an op keeps: tanh, exp, sigmoid),
+    ``"input k"`` when it is the tensor of a leaf feeding input ``k`` (its
+    ``AccumulateGrad``'s ``variable``) or of a no-grad input there, else ``None``.
+
+    A saved tensor is unpacked as a new Python object, so "is" cannot tell: the same
+    storage, offset, shape, strides and dtype can (``same_tensor``).  An input made by
+    another op has no tensor to compare with in the graph, so it stays unnamed."""
+    if name == "result":
+        return "out"
+    for slot, (parent, _) in enumerate(node_inputs(fn)):
+        if parent is None:
+            held = saved_input(fn, slot, torch)
+        elif is_leaf_node(parent):
+            held = getattr(parent, "variable", None)
+        else:
+            continue
+        if held is not None and same_tensor(v, held):
+            return f"input {slot}"
+    return None
+
+
+def same_tensor(a, b) -> bool:
+    """Do torch tensors ``a`` and ``b`` show the same numbers of the same memory (one
+    storage, offset, shape, strides and dtype)?  What a saved tensor shares with the
+    tensor it was saved from."""
+    try:
+        return (a.data_ptr() == b.data_ptr() and a.shape == b.shape
+                and a.stride() == b.stride() and a.storage_offset() == b.storage_offset()
+                and a.dtype == b.dtype)
+    except Exception:  # (a tensor without storage: a meta or sparse one)
+        return False
 
 
 def setting_text(v, digits) -> str:

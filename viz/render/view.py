@@ -133,6 +133,8 @@ class SavedItem:
     text: str  # formatted value (or shape and dtype for a big array)
     alias: str | None  # "out", "input 0" when it is the same object as those
     name: str = ""  # "x", "shape", "dim" ...; "" (not given): "saved[<index>]"
+    #: a setting, not an array: a shape, sizes, strides, a dim, a flag (``saved_boxes``)
+    setting: bool = False
 
     def __post_init__(self):
         if not self.name:
@@ -154,6 +156,7 @@ class SavedItem:
     def line(self) -> str:
         """On one line (the inspector, the text tree): ``x = input 0: (3, 4) float32``."""
         return self.head if self.alias is None else f"{self.head}: {self.text}"
+
 
 
 @dataclass(slots=True)
@@ -655,7 +658,10 @@ def _saved_items(node, saved, digits, width, preview):
             text = format_shape(v_data) if names else f"shape {format_shape(v_data)}"
         else:
             text = format_value(v_data, digits, width, preview)
-        items.append(SavedItem(saved_key(node, k), k, text, alias, names[k] if names else ""))
+        # (an axis, a shape, a flag: not an array, not a number the rules compute with)
+        setting = alias is None and isinstance(v_data, (bool, int, str, tuple))
+        items.append(SavedItem(saved_key(node, k), k, text, alias, names[k] if names else "",
+                               setting))
     return tuple(items)
 
 

@@ -83,6 +83,7 @@ from ..render.torch_graph import (
     kit_op,
     node_inputs,
     node_outputs,
+    same_tensor,
     saved_entries,
     torch_node_name,
     torch_view,
@@ -343,7 +344,7 @@ def _saved_value(name: str, v, r, torch):
         for p in r.parents:  # a leaf's tensor, or the no-grad input it was read from
             held = (p.fn.variable if is_leaf_node(p.fn) else
                     p.fn.value if isinstance(p.fn, NoGradInput) else None)
-            if is_torch(held) and _same_tensor(v, held) and isinstance(p.data, np.ndarray):
+            if is_torch(held) and same_tensor(v, held) and isinstance(p.data, np.ndarray):
                 return p.data
         a = _array(v)
         return a if a is not None else f"{format_shape(tuple(v.shape))} (unreadable)"
@@ -352,14 +353,6 @@ def _saved_value(name: str, v, r, torch):
     if isinstance(v, int) and 2**63 <= v < 2**64:  # an int64 read back unsigned
         return v - 2**64
     return v
-
-
-def _same_tensor(a, b) -> bool:
-    try:
-        return (a.data_ptr() == b.data_ptr() and a.shape == b.shape
-                and a.stride() == b.stride() and a.dtype == b.dtype)
-    except Exception:
-        return False
 
 
 # --------------------------------------------------------------------- the forward

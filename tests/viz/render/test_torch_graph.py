@@ -184,7 +184,7 @@ def test_a_custom_function_appears_by_its_class_name_with_what_it_saved():
     fn = next(vn for vn in view.nodes if vn.custom)
     assert fn.symbol == "Cube" and fn.op == "CubeBackward" and "function" in fn.classes
     # show_saved=None (the default) shows what custom Functions saved
-    assert [s.head for s in fn.saved] == ["saved_tensors[0] = (2,) float32 8 B"]
+    assert [s.rows for s in fn.saved] == [["saved_tensors[0] = input 0", "(2,) float32 8 B"]]
 
 
 def test_a_deep_chain_is_walked_without_recursion():
@@ -207,10 +207,12 @@ def test_a_deep_chain_is_walked_without_recursion():
 def test_show_saved_lists_a_mul_s_inputs_by_shape_dtype_and_bytes():
     x, w, y = tanh_graph()
     view = torch_view(y, show_saved=True)
-    saved = {vn.op: [s.head for s in vn.saved] for vn in view.nodes if not vn.is_leaf}
-    assert saved["MulBackward0"] == ["self = (3, 4) float32 48 B", "other = (3, 4) float32 48 B"]
-    assert saved["TanhBackward0"] == ["result = (3, 4) float32 48 B"]
-    assert saved["SumBackward0"] == ["self_sym_sizes = (3, 4)"]  # each value named
+    saved = {vn.op: [s.rows for s in vn.saved] for vn in view.nodes if not vn.is_leaf}
+    # (x * w: both are leaves, so their tensors are the inputs)
+    assert saved["MulBackward0"] == [["self = input 0", "(3, 4) float32 48 B"],
+                                     ["other = input 1", "(3, 4) float32 48 B"]]
+    assert saved["TanhBackward0"] == [["result = out", "(3, 4) float32 48 B"]]
+    assert saved["SumBackward0"] == [["self_sym_sizes = (3, 4)"]]  # each value named
     mul = next(vn for vn in view.nodes if vn.op == "MulBackward0")
     assert [s.key for s in mul.saved] == [f"s_{mul.id}_0", f"s_{mul.id}_1"]
     assert view.notes == ()
