@@ -8,16 +8,15 @@ from __future__ import annotations
 import random
 import xml.etree.ElementTree as ET
 
-import numpy as np
 import pytest
 
-import minigrad as mg
-import minigrad.nn.functional as F
 import viz
 from minigrad import Value, nn
 from minigrad.nn.neurons import MLP
 from viz.layout.crossings import RankOrder, natural
 from viz.render.view import cluster_key
+
+from .._scoped_models import cnn, demo, digits_mlp
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -110,41 +109,6 @@ def out_of_order(g) -> list:
                 if side_by_side and A[across] > B[across]:
                     bad.append((".".join(a), ".".join(b)))
     return bad
-
-
-def digits_mlp():
-    x, y = mg.data.load_digits()
-    g = np.random.default_rng(0)
-    model = nn.Sequential(nn.Linear(64, 16, rng=g), nn.ReLU(), nn.Linear(16, 10, rng=g))
-    with nn.record_scopes() as scopes:
-        loss = F.cross_entropy(model(mg.Tensor(x[:8], name="images")), y[:8])
-    loss.backward()
-    return loss, scopes
-
-
-def cnn():
-    g = np.random.default_rng(0)
-    model = nn.Sequential(
-        nn.Conv2d(1, 4, 3, padding=1, rng=g), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Conv2d(4, 8, 3, padding=1, rng=g), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Flatten(), nn.Linear(8 * 2 * 2, 10, rng=g))
-    images = mg.Tensor(np.random.default_rng(1).standard_normal((4, 1, 8, 8)).astype(np.float32))
-    with nn.record_scopes() as scopes:
-        loss = F.cross_entropy(model(images), np.array([0, 1, 2, 3]))
-    loss.backward()
-    return loss, scopes
-
-
-def demo(examples=6, sizes=(16, 16, 1)):
-    rng = np.random.default_rng(0)
-    model = MLP(2, list(sizes), rng=random.Random(0))
-    xs = [[Value(float(v)) for v in row] for row in rng.normal(size=(examples, 2))]
-    ys = np.where(rng.normal(size=examples) > 0, 1.0, -1.0)
-    with nn.record_scopes() as scopes:
-        losses = [(1 + -float(y) * model(x)).relu() for x, y in zip(xs, ys)]
-    loss = sum(losses) * (1.0 / examples) + 1e-4 * sum(p * p for p in model.parameters())
-    loss.backward()
-    return loss, scopes
 
 
 def scalar_mlp(sizes):

@@ -4,16 +4,14 @@ frame's start, ids and classes unchanged; micrograd's demo drawn layers.0, 1, 2.
 
 from __future__ import annotations
 
-import random
 import re
 
-import numpy as np
 import pytest
 
 import viz
-from minigrad import Value, nn
-from minigrad.nn.neurons import MLP
 from viz.render.dot_mirror import against, frame_boxes, mirror_layout
+
+from .._scoped_models import demo
 
 needs_dot = pytest.mark.skipif(not viz.dot_available(), reason="graphviz 'dot' not installed")
 
@@ -52,18 +50,6 @@ def test_mirror_layout_flips_top_and_bottom_drawn_left_to_right():
     out = mirror_layout(LAID.replace("rankdir=TB", "rankdir=LR"), "LR")
     assert numbers(out.split("n_1\t")[1], "pos") == [35.0, 60.0]  # y -> 100 - y
     assert numbers(out.split("subgraph cluster_a")[1], "bb") == [10, 20, 60, 90]
-
-
-def demo(examples=6, sizes=(16, 16, 1)):
-    rng = np.random.default_rng(0)
-    model = MLP(2, list(sizes), rng=random.Random(0))
-    xs = [[Value(float(v)) for v in row] for row in rng.normal(size=(examples, 2))]
-    ys = np.where(rng.normal(size=examples) > 0, 1.0, -1.0)
-    with nn.record_scopes() as scopes:
-        losses = [(1 + -float(y) * model(x)).relu() for x, y in zip(xs, ys)]
-    loss = sum(losses) * (1.0 / examples) + 1e-4 * sum(p * p for p in model.parameters())
-    loss.backward()
-    return loss, scopes
 
 
 def ids(svg):

@@ -11,11 +11,11 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
-import minigrad as mg
-import minigrad.nn.functional as F
 import viz
 from minigrad import Value, nn
 from minigrad.nn.neurons import MLP
+
+from .._scoped_models import cnn, digits_mlp
 
 needs_dot = pytest.mark.skipif(not viz.dot_available(), reason="graphviz 'dot' not installed")
 _SVG = "{http://www.w3.org/2000/svg}"
@@ -42,32 +42,6 @@ def scalar_batch(examples=6, sizes=(3, 3, 1)):
     loss = sum(losses) * (1.0 / examples) + 1e-4 * sum(p * p for p in model.parameters())
     loss.backward()
     return loss, scopes, model
-
-
-def cnn():
-    """Lesson 10's small CNN on 4 digits, its modules recorded."""
-    g = np.random.default_rng(0)
-    model = nn.Sequential(
-        nn.Conv2d(1, 4, 3, padding=1, rng=g), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Conv2d(4, 8, 3, padding=1, rng=g), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Flatten(), nn.Linear(8 * 2 * 2, 10, rng=g))
-    images = mg.Tensor(np.random.default_rng(1).standard_normal((4, 1, 8, 8)).astype(np.float32),
-                       name="images")
-    with nn.record_scopes() as scopes:
-        loss = F.cross_entropy(model(images), np.array([0, 1, 2, 3]))
-    loss.backward()
-    return loss, scopes
-
-
-def digits_mlp():
-    """Lesson 9's MLP (an nn.Sequential) over a batch of digits, its modules recorded."""
-    x, y = mg.data.load_digits()
-    g = np.random.default_rng(0)
-    model = nn.Sequential(nn.Linear(64, 16, rng=g), nn.ReLU(), nn.Linear(16, 10, rng=g))
-    with nn.record_scopes() as scopes:
-        loss = F.cross_entropy(model(mg.Tensor(x[:8], name="images")), y[:8])
-    loss.backward()
-    return loss, scopes
 
 
 def groups(view):

@@ -12,22 +12,7 @@ from tests._helpers import FAKE_SVG
 from viz.render.numbers import format_array
 from viz.stepper.stepper import step_through
 
-
-def loss(w, x):
-    return (x * w).tanh().sum()
-
-
-def _inputs(batch=5, n=3, seed=0):
-    rng = np.random.default_rng(seed)
-    return rng.normal(size=(n,)), rng.normal(size=(batch, n))
-
-
-def _panels(s) -> list[str]:
-    out = []
-    for i in range(len(s)):
-        s.goto(i)
-        out.append(s.panel)
-    return out
+from .test_batch_steps import _inputs, _panels, loss
 
 
 @pytest.mark.parametrize("k", [0, 2, 4])
