@@ -64,8 +64,9 @@ class DisplayOptions:
     standing in for released ones).
 
     Drawings: ``rankdir`` (``"auto"``: left to right unless the graph is
-    too wide for a screen that way, see ``viz.render.direction``), ``modules``,
-    ``depth``, ``highlight``,
+    too wide for a screen that way, see ``viz.render.direction``), ``modules``
+    (``"cluster"``: each module's nodes framed, the default, also ``True``; ``"box"``: each
+    module one box; ``None``: no frames, also ``False``), ``depth``, ``highlight``,
     ``max_nodes``, ``legend``, ``edge_labels``, ``title``, ``layout`` (who lays
     the picture out: ``"dot"``, the ``"builtin"`` layout that needs no system
     program, or ``"auto"``: dot when installed; see ``viz.draw``).
@@ -114,6 +115,8 @@ class DisplayOptions:
     example: Any = None
 
     def __post_init__(self):
+        if isinstance(self.modules, bool):
+            object.__setattr__(self, "modules", _modules(self.modules))
         _check("DisplayOptions", self._fields())
 
     def _fields(self) -> dict:
@@ -132,14 +135,19 @@ FIELDS = tuple(f.name for f in dataclasses.fields(DisplayOptions))
 _NUMBERS = ("digits", "width", "preview", "depth", "max_nodes", "max_indent")
 
 
+def _modules(on: bool) -> str | None:
+    """``modules=True``/``False``, what a reader writes first: frames on (``"cluster"``) or off."""
+    return "cluster" if on else None
+
+
 def _check(where: str, values: dict) -> None:
     """Refuse values that would fail deep inside a renderer, naming ``where`` they came in."""
     check_options(where, **{k: values[k] for k in _NUMBERS if k in values})
     if "rankdir" in values and values["rankdir"] not in RANKDIRS:
         raise ValueError(f"{where}: rankdir must be one of {RANKDIRS}, got {values['rankdir']!r}")
     if "modules" in values and values["modules"] not in MODULES:
-        raise ValueError(f"{where}: modules must be 'cluster', 'box' or None, got "
-                         f"{values['modules']!r}")
+        raise ValueError(f"{where}: modules must be 'cluster' (or True), 'box' or None (or "
+                         f"False), got {values['modules']!r}")
     if "orders" in values:
         check_orders(where, values["orders"])
     if "overview" in values and not (isinstance(values["overview"], bool)
@@ -171,5 +179,7 @@ def resolve(where: str, options: DisplayOptions | None, keywords: dict) -> Displ
     given = {k: v for k, v in keywords.items() if v is not UNSET}
     if not given:
         return options
+    if isinstance(given.get("modules"), bool):
+        given["modules"] = _modules(given["modules"])
     _check(where, given)
     return dataclasses.replace(options, **given)

@@ -84,6 +84,17 @@ def test_bad_values_are_refused_naming_where_they_came_in():
         viz.text(out, options={"digits": 2})
 
 
+def test_modules_true_and_false_mean_frames_on_and_off():
+    assert viz.DisplayOptions(modules=True).modules == "cluster"
+    assert viz.DisplayOptions(modules=False).modules is None
+    assert viz.DisplayOptions().replace(modules=False).modules is None
+    out, _, _ = graph()
+    assert viz.draw(out, modules=True).options.modules == "cluster"
+    assert viz.draw(out, modules=False).options.modules is None
+    with pytest.raises(ValueError, match=r"modules must be 'cluster' \(or True\)"):
+        viz.draw(out, modules="frames")
+
+
 def test_stepper_draw_options_show_the_options_it_draws_with():
     with minigrad.record() as tape:
         a = Value(2.0, label="a")
