@@ -272,6 +272,18 @@ def axis_arg(axis, t, op_name, single=False):
     return axes[0] if one is not None else axes
 
 
+def torch_dim(axis, dim, keepdims=False, keepdim=False, op_name="") -> tuple:
+    """``(axis, keepdims)`` from numpy's ``axis=``/``keepdims=`` or PyTorch's ``dim=``/
+    ``keepdim=``: the same reduction under either name, since a student who learned
+    PyTorch writes ``x.sum(dim=1, keepdim=True)`` and one who learned numpy ``axis=1``."""
+    if dim is not None:
+        if axis is not None:
+            raise TypeError(f"{op_name}: give axis= (numpy's name) or dim= (PyTorch's), "
+                            f"not both")
+        axis = dim
+    return axis, bool(keepdims or keepdim)
+
+
 def dim_arg(t, dim, op_name) -> int:
     """One dim of ``t`` (PyTorch's ``dim=``), checked: an int in ``-ndim <= dim < ndim``."""
     dim = as_int(dim, op_name, "dim")

@@ -62,6 +62,7 @@ from .arguments import (
     split_sections,
     to_array,
     topk_k,
+    torch_dim,
     transpose_axes,
 )
 from .numpy_protocol import array_function, array_ufunc
@@ -412,11 +413,16 @@ class Tensor(Differentiable, engine=True):
 
     # --- reductions ------------------------------------------------------------------
     # (``dtype``/``out`` are there because ``np.sum(t)``, ``np.mean(t)``, ``np.max(t)``
-    # call these methods with them: see ``_numpy_call``.)
-    def sum(self, axis=None, keepdims: bool = False, *, dtype=None, out=None):
+    # call these methods with them: see ``_numpy_call``.  ``dim=``/``keepdim=`` are
+    # PyTorch's names for ``axis=``/``keepdims=``, accepted alike: ``torch_dim``.)
+    def sum(self, axis=None, keepdims: bool = False, *, dim=None, keepdim: bool = False,
+            dtype=None, out=None):
+        axis, keepdims = torch_dim(axis, dim, keepdims, keepdim, "sum")
         return _reduce(ops.SUM, numpy_call(self, "sum", dtype, out), axis, keepdims)
 
-    def mean(self, axis=None, keepdims: bool = False, *, dtype=None, out=None):
+    def mean(self, axis=None, keepdims: bool = False, *, dim=None, keepdim: bool = False,
+             dtype=None, out=None):
+        axis, keepdims = torch_dim(axis, dim, keepdims, keepdim, "mean")
         return _reduce(ops.MEAN, numpy_call(self, "mean", dtype, out), axis, keepdims)
 
     def max(self, axis=None, keepdims: bool = False, *, dim=None, keepdim: bool = False,
@@ -449,27 +455,37 @@ class Tensor(Differentiable, engine=True):
     def std(self, axis=None, keepdims: bool = False, ddof: int = 0):
         return self.var(axis, keepdims, ddof).sqrt()
 
-    def logsumexp(self, axis=None, keepdims: bool = False):
+    def logsumexp(self, axis=None, keepdims: bool = False, *, dim=None,
+                  keepdim: bool = False):
         """log Σ exp(x), computed without overflow."""
+        axis, keepdims = torch_dim(axis, dim, keepdims, keepdim, "logsumexp")
         return _reduce(ops.LOGSUMEXP, self, axis, keepdims)
 
-    def softmax(self, axis: int = -1):
+    def softmax(self, axis: int | None = None, *, dim: int | None = None):
+        """e^xᵢ / Σⱼ e^xⱼ along ``axis`` (or ``dim``; the last one by default)."""
+        axis = torch_dim(axis, dim, op_name="softmax")[0]
+        axis = -1 if axis is None else axis
         return apply_op(ops.SOFTMAX, self, axis=axis_arg(axis, self, "softmax", single=True))
 
-    def log_softmax(self, axis: int = -1):
-        axis = axis_arg(axis, self, "log_softmax", single=True)
+    def log_softmax(self, axis: int | None = None, *, dim: int | None = None):
+        axis = torch_dim(axis, dim, op_name="log_softmax")[0]
+        axis = axis_arg(-1 if axis is None else axis, self, "log_softmax", single=True)
         return apply_op(ops.LOG_SOFTMAX, self, axis=axis)
 
-    def argmax(self, axis=None, keepdims: bool = False) -> Tensor:
+    def argmax(self, axis=None, keepdims: bool = False, *, dim=None,
+               keepdim: bool = False) -> Tensor:
         """Index of the largest value (the first one on a tie); not differentiable."""
         if VALUE_READ_WATCHERS:
             value_read(self, "argmax")
+        axis, keepdims = torch_dim(axis, dim, keepdims, keepdim, "argmax")
         axis = axis_arg(axis, self, "argmax", single=True)
         return constant(Tensor, _result(np.argmax(self.data, axis=axis, keepdims=keepdims)))
 
-    def argmin(self, axis=None, keepdims: bool = False) -> Tensor:
+    def argmin(self, axis=None, keepdims: bool = False, *, dim=None,
+               keepdim: bool = False) -> Tensor:
         if VALUE_READ_WATCHERS:
             value_read(self, "argmin")
+        axis, keepdims = torch_dim(axis, dim, keepdims, keepdim, "argmin")
         axis = axis_arg(axis, self, "argmin", single=True)
         return constant(Tensor, _result(np.argmin(self.data, axis=axis, keepdims=keepdims)))
 

@@ -81,14 +81,15 @@ def sigmoid(x):
     return _tensor(x, "sigmoid").sigmoid()
 
 
-def softmax(x, axis: int = -1):
-    """e^xᵢ / Σⱼ e^xⱼ along ``axis`` (stable: the maximum is subtracted first)."""
-    return _tensor(x, "softmax").softmax(axis)
+def softmax(x, axis: int | None = None, *, dim: int | None = None):
+    """e^xᵢ / Σⱼ e^xⱼ along ``axis`` (PyTorch's ``dim=``; the last axis by default),
+    stable: the maximum is subtracted first."""
+    return _tensor(x, "softmax").softmax(axis, dim=dim)
 
 
-def log_softmax(x, axis: int = -1):
-    """xᵢ − log Σⱼ e^xⱼ along ``axis``, without forming the softmax."""
-    return _tensor(x, "log_softmax").log_softmax(axis)
+def log_softmax(x, axis: int | None = None, *, dim: int | None = None):
+    """xᵢ − log Σⱼ e^xⱼ along ``axis`` (or ``dim=``), without forming the softmax."""
+    return _tensor(x, "log_softmax").log_softmax(axis, dim=dim)
 
 
 # --- layers ---------------------------------------------------------------------------------
