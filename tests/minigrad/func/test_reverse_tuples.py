@@ -24,6 +24,13 @@ def two_outputs_np(a, b):
     return (a * a).sum() * np.tanh(b), np.exp(a.reshape(2, 1) * b.reshape(1, 3))
 
 
+def two_outputs_torch(a, b):
+    """``two_outputs`` on torch tensors (the oracle's side)."""
+    import torch
+
+    return (a * a).sum() * torch.tanh(b), torch.exp(a.reshape(2, 1) * b.reshape(1, 3))
+
+
 def torch_args(*arrays):
     torch = pytest.importorskip("torch")
     return tuple(torch.tensor(a, dtype=torch.float64) for a in arrays)
